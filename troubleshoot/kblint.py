@@ -120,8 +120,9 @@ def lint_folder(root: Path) -> tuple[list[ArticleData], list[Problem]]:
             first_path.setdefault(text, path)
     for text, slugs in owners.items():
         if len(slugs) > 1:
+            where = ", ".join(sorted(slugs))
             problems.append(Problem(first_path[text],
-                                    f"symptom text appears in several articles ({', '.join(sorted(slugs))}): {text[:90]!r}"))
+                                    f"symptom text appears in several articles ({where}): {text[:90]!r}"))
     return [a for _, a in articles], problems
 
 

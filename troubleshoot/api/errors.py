@@ -1,0 +1,53 @@
+"""One error shape across the API: {"error": {"code", "message", "details"}}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class PayloadTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = "The request body is too large."
+    default_code = "payload_too_large"
+
+
+def _message(detail: Any) -> str:
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            inner = _message(value)
+            return inner if key in ("non_field_errors", "detail") else f"{key}: {inner}"
+        return "Invalid request."
+    if isinstance(detail, list):
+        return _message(detail[0]) if detail else "Invalid request."
+    return str(detail)
+
+
+def error_body(code: str, message: str, details: Any = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "details": details if details is not None else {}}}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
+    if isinstance(exc, exceptions.APIException):
+        codes = exc.get_codes()
+        code = codes if isinstance(codes, str) else getattr(exc, "default_code", "invalid")
+    else:
+        code = "error"
+    if isinstance(exc, exceptions.ValidationError):
+        code = "invalid"
+    details = detail if isinstance(detail, (dict, list)) else {}
+    response.data = error_body(str(code), _message(detail), details)
+    return response

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from troubleshoot.api import views
+
+urlpatterns = [
+    path("articles/", views.ArticleList.as_view(), name="api-articles"),
+    path("articles/<slug:slug>/", views.ArticleDetail.as_view(), name="api-article"),
+    path("components/", views.ComponentList.as_view(), name="api-components"),
+]

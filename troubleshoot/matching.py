@@ -1,0 +1,147 @@
+"""Django side of the matcher: builds the engine's Matcher from the published
+articles' symptoms (once per KB revision, per process), wires Whoosh in as the
+recall fallback, and shapes results with each article's likely cause and fix."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from troubleshoot.engine.fill import fill_placeholders
+from troubleshoot.engine.matcher import Matcher
+from troubleshoot.engine.types import ArticleMatch, MatchResult, Signature
+from troubleshoot.models import Article, KBState, Symptom
+from troubleshoot.search import articles_search, index_sync
+
+_lock = threading.Lock()
+_cache: dict[str, Any] = {"version": None, "matcher": None, "checked": 0.0}
+
+
+class InputTooLarge(ValueError):
+    def __init__(self, size: int, limit: int) -> None:
+        self.size, self.limit = size, limit
+        super().__init__(f"The text is {size} bytes; the limit is {limit} bytes (MATCH_MAX_BYTES).")
+
+
+def build_signatures() -> list[Signature]:
+    symptoms = (Symptom.objects.filter(article__status=Article.Status.PUBLISHED)
+                .select_related("article").order_by("article__slug", "article__language", "position", "id"))
+    cause_index: dict[int, dict[int, int]] = {}
+    signatures = []
+    for s in symptoms:
+        article = s.article
+        if article.pk not in cause_index:
+            cause_index[article.pk] = {pk: i for i, pk in enumerate(
+                article.causes.order_by("position", "id").values_list("pk", flat=True))}
+        signatures.append(Signature(
+            key=f"{article.slug}:{article.language}:{s.position}",
+            topic=article.slug, language=article.language, text=s.text,
+            pattern=s.pattern or None, weight=s.weight, kind=s.kind,
+            cause=cause_index[article.pk].get(s.cause_id) if s.cause_id else None,
+        ))
+    return signatures
+
+
+def current_matcher() -> Matcher:
+    """This process's matcher, rebuilt when the KB revision counter moves."""
+    now = time.monotonic()
+    if _cache["matcher"] is not None and now - _cache["checked"] < settings.KB_SYNC_INTERVAL:
+        return _cache["matcher"]
+    version = KBState.current()
+    with _lock:
+        _cache["checked"] = now
+        if _cache["matcher"] is None or _cache["version"] != version:
+            _cache["matcher"] = Matcher(build_signatures())
+            _cache["version"] = version
+        return _cache["matcher"]
+
+
+def _recall(language: str):  # type: ignore[no-untyped-def]
+    def recall(query: str, n: int) -> list[tuple[str, float]]:
+        results = articles_search(query=query[:2000], limit=n)
+        seen: dict[str, float] = {}
+        for hit in results.hits:
+            seen.setdefault(hit.slug, hit.score)
+        return list(seen.items())
+
+    return recall
+
+
+@dataclass
+class MatchOutcome:
+    result: MatchResult
+    articles: dict[tuple[str, str], Article]
+    ms: float
+
+
+def match_text(*, text: str | bytes, limit: int = 5, language: str = "en") -> MatchOutcome:
+    size = len(text.encode("utf-8", "replace")) if isinstance(text, str) else len(text)
+    if size > settings.MATCH_MAX_BYTES:
+        raise InputTooLarge(size, settings.MATCH_MAX_BYTES)
+    started = time.perf_counter()
+    index_sync()
+    result = current_matcher().match(text, limit=limit, language=language, recall=_recall(language))
+    keys = {(m.topic, m.language) for m in result.matches}
+    articles = {}
+    if keys:
+        qs = (Article.objects.published().filter(slug__in={k[0] for k in keys})
+              .prefetch_related("causes", "fixes"))
+        articles = {(a.slug, a.language): a for a in qs if (a.slug, a.language) in keys}
+    return MatchOutcome(result=result, articles=articles, ms=(time.perf_counter() - started) * 1000)
+
+
+def _cause_and_fix(article: Article, match: ArticleMatch, mark: Callable[[str], str] | None = None
+                   ) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    causes = list(article.causes.all())
+    fixes = list(article.fixes.all())
+    cause = None
+    if causes:
+        index = match.cause if match.cause is not None and 0 <= match.cause < len(causes) else 0
+        cause = causes[index]
+    fix = None
+    if cause is not None:
+        fix = next((f for f in fixes if f.cause_id == cause.pk), None)
+    fix = fix or next((f for f in fixes if f.cause_id is None), None) or (fixes[0] if fixes else None)
+    cause_out = {"number": causes.index(cause) + 1, "title": cause.title, "body": cause.body} if cause else None
+    fix_out = None
+    if fix is not None:
+        captures = {k: mark(v) for k, v in match.captures.items()} if mark else match.captures
+        body, filled = fill_placeholders(fix.body, captures)
+        fix_out = {"title": fix.title, "body": body, "verify": fix.verify, "filled": filled}
+    return cause_out, fix_out
+
+
+def match_payload(outcome: MatchOutcome, *, request: Any = None,
+                  mark: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """The API's response shape (also used by the CLI, the results page and chat surfaces).
+
+    ``mark`` wraps each value filled into a fix from the paste (the results page
+    uses it to highlight them)."""
+    def url(article: Article) -> str:
+        path = article.get_absolute_url()
+        return request.build_absolute_uri(path) if request is not None else path
+
+    matches = []
+    for m in outcome.result.matches:
+        article = outcome.articles.get((m.topic, m.language))
+        if article is None:
+            continue
+        cause, fix = _cause_and_fix(article, m, mark)
+        matches.append({
+            "slug": article.slug, "title": article.title, "language": article.language, "url": url(article),
+            "score": round(m.score, 4), "confidence": m.confidence, "cause": cause, "fix": fix,
+            "evidence": [{"line": e.line, "text": e.text, "symptom": e.symptom, "span": list(e.span),
+                          "how": e.how} for e in m.evidence],
+            "captures": dict(m.captures),
+        })
+    best = None
+    if outcome.result.best is not None and matches and matches[0]["slug"] == outcome.result.best.topic:
+        best = matches[0]
+    stats = dict(outcome.result.stats)
+    stats["ms"] = round(outcome.ms, 2)
+    return {"matches": matches, "best": best, "stats": stats}

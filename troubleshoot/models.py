@@ -1,0 +1,210 @@
+"""Structured troubleshooting records: articles with their symptoms, causes, fixes,
+affected versions and references, plus the revision history of every save.
+
+The database is the source of truth; the Whoosh index and the in-memory matcher
+are derived from it and follow the KB revision counter in ``KBState``.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
+
+
+class Component(models.Model):
+    name = models.CharField(max_length=80, unique=True)
+    slug = models.SlugField(max_length=90, unique=True)
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if not self.slug:
+            self.slug = slugify(self.name) or "component"
+        super().save(*args, **kwargs)
+
+    def get_absolute_url(self) -> str:
+        return reverse("component", args=[self.slug])
+
+
+class ArticleQuerySet(models.QuerySet["Article"]):
+    def published(self) -> ArticleQuerySet:
+        return self.filter(status=Article.Status.PUBLISHED)
+
+
+class Article(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        PUBLISHED = "published", _("Published")
+        ARCHIVED = "archived", _("Archived")
+
+    class Language(models.TextChoices):
+        EN = "en", "English"
+        ZH_HANS = "zh-hans", "简体中文"
+
+    slug = models.SlugField(max_length=100, help_text=_("Stable id shared by every language of one topic."))
+    language = models.CharField(max_length=10, choices=Language.choices, default=Language.EN)
+    title = models.CharField(max_length=200)
+    summary = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PUBLISHED, db_index=True)
+    components = models.ManyToManyField(Component, blank=True, related_name="articles")
+    environment = models.TextField(blank=True, help_text=_("Where it happens, e.g. Fargate vs EC2 nodes."))
+    problem = models.TextField(blank=True, help_text=_("Markdown."))
+    best_practices = models.TextField(blank=True, help_text=_("Markdown."))
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="+")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+    # Value of the KB revision counter at this article's last change: lets every
+    # process refresh its index incrementally (see troubleshoot.search).
+    kb_version = models.BigIntegerField(default=0, db_index=True, editable=False)
+
+    objects = ArticleQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["slug", "language"]
+        constraints = [models.UniqueConstraint(fields=["slug", "language"], name="article_slug_language_unique")]
+        indexes = [models.Index(fields=["status", "-updated"])]
+
+    def __str__(self) -> str:
+        return f"{self.title} [{self.language}]"
+
+    def get_absolute_url(self) -> str:
+        url = reverse("article", args=[self.slug])
+        return url if self.language == "en" else f"{url}?language={self.language}"
+
+    def translations(self) -> models.QuerySet[Article]:
+        return Article.objects.filter(slug=self.slug).exclude(pk=self.pk)
+
+
+class Cause(models.Model):
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="causes")
+    position = models.PositiveIntegerField(default=0)
+    title = models.CharField(max_length=300)
+    body = models.TextField(blank=True, help_text=_("Markdown."))
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Symptom(models.Model):
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="symptoms")
+    position = models.PositiveIntegerField(default=0)
+    text = models.TextField(help_text=_("The message exactly as the system prints it."))
+    kind = models.CharField(max_length=40, blank=True)
+    source = models.CharField(max_length=200, blank=True)
+    pattern = models.TextField(blank=True, help_text=_("Regex with named groups for the variable parts."))
+    weight = models.FloatField(default=1.0)
+    cause = models.ForeignKey(Cause, null=True, blank=True, on_delete=models.SET_NULL, related_name="symptoms")
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+    def clean(self) -> None:
+        from django.core.exceptions import ValidationError
+
+        from troubleshoot.engine.patterns import validate_pattern
+
+        if self.pattern:
+            problem = validate_pattern(self.pattern)
+            if problem:
+                raise ValidationError({"pattern": problem})
+        if not (0 < self.weight <= 10):
+            raise ValidationError({"weight": _("Weight must be greater than 0 and at most 10.")})
+
+
+class Fix(models.Model):
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="fixes")
+    cause = models.ForeignKey(Cause, null=True, blank=True, on_delete=models.SET_NULL, related_name="fixes")
+    position = models.PositiveIntegerField(default=0)
+    title = models.CharField(max_length=300)
+    body = models.TextField(blank=True, help_text=_("Markdown with code blocks."))
+    verify = models.TextField(blank=True, help_text=_("How to confirm it worked (Markdown)."))
+
+    class Meta:
+        ordering = ["position", "id"]
+        verbose_name_plural = "fixes"
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class VersionRange(models.Model):
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="versions")
+    position = models.PositiveIntegerField(default=0)
+    component = models.CharField(max_length=80)
+    affected = models.CharField(max_length=120, blank=True)
+    fixed_in = models.CharField(max_length=60, blank=True)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.component} {self.affected}".strip()
+
+
+class Reference(models.Model):
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="references")
+    position = models.PositiveIntegerField(default=0)
+    title = models.CharField(max_length=300)
+    url = models.URLField(max_length=500)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Revision(models.Model):
+    """A full copy of an article as it was after one save (admin, API, import, restore)."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    created = models.DateTimeField(auto_now_add=True)
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="+")
+    source = models.CharField(max_length=20)
+    message = models.CharField(max_length=300, blank=True)
+    content = models.JSONField()
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [models.UniqueConstraint(fields=["article", "number"], name="revision_number_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.article} r{self.number}"
+
+
+class KBState(models.Model):
+    """One row: the KB revision counter, bumped by every change to any article."""
+
+    version = models.BigIntegerField(default=0)
+
+    @classmethod
+    def current(cls) -> int:
+        row = cls.objects.filter(pk=1).values_list("version", flat=True).first()
+        return int(row or 0)
+
+
+class Tombstone(models.Model):
+    """Remembers deleted articles so other processes drop them from their index."""
+
+    slug = models.SlugField(max_length=100)
+    language = models.CharField(max_length=10)
+    kb_version = models.BigIntegerField(db_index=True)
+    deleted = models.DateTimeField(auto_now_add=True)

@@ -1,0 +1,161 @@
+"""Portal pages: thin views over selectors and services."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from troubleshoot import selectors
+from troubleshoot.models import Component
+from troubleshoot.rendering import render_inline
+from troubleshoot.search import articles_search
+
+SEARCH_PAGE_SIZE = 20
+MAX_QUERY_CHARS = 500
+
+
+def ui_language(request: HttpRequest) -> str:
+    lang = (get_language() or "en").lower()
+    return "zh-hans" if lang.startswith("zh") else "en"
+
+
+def _language_param(request: HttpRequest) -> str | None:
+    value = (request.GET.get("language") or "").strip().lower()
+    return value if value in dict(settings.LANGUAGES) else None
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "troubleshoot/home.html", {
+        "components": selectors.components_with_counts(),
+        "recent": selectors.articles_recent(language=ui_language(request)) or selectors.articles_recent(),
+        "max_bytes": settings.MATCH_MAX_BYTES,
+    })
+
+
+@require_GET
+def search(request: HttpRequest) -> HttpResponse:
+    query = (request.GET.get("q") or "").strip()[:MAX_QUERY_CHARS]
+    language = _language_param(request)
+    component = (request.GET.get("component") or "").strip() or None
+    try:
+        page_number = max(1, int(request.GET.get("page") or 1))
+    except ValueError:
+        page_number = 1
+    results = None
+    hits = []
+    if query:
+        results = articles_search(query=query, language=language, component=component,
+                                  limit=SEARCH_PAGE_SIZE, offset=(page_number - 1) * SEARCH_PAGE_SIZE)
+        hits = [{"hit": h, "snippet": render_inline(h.snippet)} for h in results.hits]
+    pages = (results.total + SEARCH_PAGE_SIZE - 1) // SEARCH_PAGE_SIZE if results else 0
+    return render(request, "troubleshoot/search.html", {
+        "query": query, "language": language or "", "component": component or "",
+        "results": results, "hits": hits, "page": page_number, "pages": pages,
+        "components": selectors.components_with_counts(),
+    })
+
+
+@require_GET
+def article(request: HttpRequest, slug: str) -> HttpResponse:
+    can_edit = request.user.has_perm("troubleshoot.change_article")
+    obj = selectors.article_get(slug=slug, language=_language_param(request), preferred=ui_language(request),
+                                include_unpublished=can_edit)
+    if obj is None:
+        raise Http404("No such article")
+    causes = list(obj.causes.all())
+    fixes = list(obj.fixes.all())
+    cause_blocks = [{"cause": c, "fixes": [f for f in fixes if f.cause_id == c.pk]} for c in causes]
+    general_fixes = [f for f in fixes if f.cause_id is None]
+    return render(request, "troubleshoot/article.html", {
+        "article": obj,
+        "symptoms": list(obj.symptoms.all()),
+        "cause_blocks": cause_blocks,
+        "general_fixes": general_fixes,
+        "versions": list(obj.versions.all()),
+        "references": list(obj.references.all()),
+        "translations": selectors.article_translations(obj),
+        "can_edit": can_edit,
+    })
+
+
+@require_GET
+def components(request: HttpRequest) -> HttpResponse:
+    return render(request, "troubleshoot/components.html", {"components": selectors.components_with_counts()})
+
+
+@require_GET
+def component(request: HttpRequest, slug: str) -> HttpResponse:
+    comp = get_object_or_404(Component, slug=slug)
+    language = _language_param(request)
+    articles = selectors.articles_list(component=comp.slug, language=language)
+    page = Paginator(articles, 50).get_page(request.GET.get("page"))
+    return render(request, "troubleshoot/component.html", {"component": comp, "page": page,
+                                                           "language": language or ""})
+
+
+def healthz(request: HttpRequest) -> HttpResponse:
+    return JsonResponse({"status": "ok"})
+
+
+def _evidence_segments(text: str, span: list[int]) -> dict[str, str]:
+    start, end = (max(0, span[0]), min(len(text), span[1])) if span and len(span) == 2 else (0, 0)
+    if start >= end:
+        return {"before": text, "hit": "", "after": ""}
+    return {"before": text[:start], "hit": text[start:end], "after": text[end:]}
+
+
+def match_view_context(payload: dict, text: str) -> dict:
+    from troubleshoot.rendering import render_filled_markdown, render_markdown
+
+    results = []
+    for m in payload["matches"]:
+        fix = m.get("fix")
+        results.append({
+            **m,
+            "is_best": payload["best"] is not None and m is payload["best"],
+            "evidence_view": [{**e, **_evidence_segments(e["text"], e["span"])} for e in m["evidence"][:8]],
+            "more_evidence": max(0, len(m["evidence"]) - 8),
+            "cause_html": render_markdown(m["cause"]["body"]) if m.get("cause") else "",
+            "fix_html": render_filled_markdown(fix["body"]) if fix else "",
+            "verify_html": render_markdown(fix["verify"]) if fix and fix.get("verify") else "",
+        })
+    return {"text": text, "payload": payload, "results": results, "best": payload["best"],
+            "search_query": _search_query_for(text)}
+
+
+def _search_query_for(text: str) -> str:
+    """A short search query from the paste for the 'no confident match' state."""
+    for line in text.splitlines():
+        line = line.strip()
+        if len(line) > 15:
+            return line[:200]
+    return text.strip()[:200]
+
+
+def match(request: HttpRequest) -> HttpResponse:
+    from troubleshoot.matching import InputTooLarge, match_payload, match_text
+    from troubleshoot.rendering import mark_fill_value
+
+    if request.method != "POST":
+        return render(request, "troubleshoot/home.html", {
+            "components": selectors.components_with_counts(), "recent": selectors.articles_recent(),
+            "max_bytes": settings.MATCH_MAX_BYTES})
+    text = request.POST.get("text", "")
+    context: dict = {"text": text, "max_bytes": settings.MATCH_MAX_BYTES}
+    if not text.strip():
+        context["error"] = _("Paste some error text first: the box was empty.")
+        return render(request, "troubleshoot/match.html", context, status=400)
+    try:
+        outcome = match_text(text=text, limit=5, language=ui_language(request))
+    except InputTooLarge as exc:
+        context["error"] = str(exc)
+        return render(request, "troubleshoot/match.html", context, status=413)
+    payload = match_payload(outcome, request=request, mark=mark_fill_value)
+    context.update(match_view_context(payload, text))
+    return render(request, "troubleshoot/match.html", context)
