@@ -1,0 +1,311 @@
+"""Phrase index: one Aho-Corasick automaton over every signature's anchors.
+
+Each signature's normalised text is cut into *anchor phrases*: pieces
+between placeholders (``<num>``, ``<ip>`` ...) and punctuation, long pieces
+split into runs of a few words.  Pieces inside ``{...}`` or ``"..."`` are
+*values* (the editor's example taint, label, nodepool name ...) and weigh
+less.  Pieces made only of generic words (``nodes are available``,
+``preemption is not helpful for scheduling`` ...) or of words present in a
+large share of all articles are dropped, so a hit on them proves nothing.
+
+Every token gets an IDF weight computed over topics (articles); a
+fragment's weight is the sum of its tokens' IDF.  A signature's *coverage*
+in a region of text is the weight of the fragments found, in signature
+order, over the weight of all its fragments (1.0 when the whole normalised
+signature is found verbatim).  The automaton is built once; scanning costs
+O(text) plus the number of hits, whatever the number of signatures.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import ahocorasick
+
+from .normalize import normalize
+from .types import Signature
+
+__all__ = ["PhraseIndex", "SigInfo", "Fragment", "Hit", "fragments", "runs", "GENERIC_PHRASES", "STOPWORDS"]
+
+GENERIC_PHRASES = frozenset(
+    {
+        "nodes are available",
+        "node(s) are available",
+        "preemption",
+        "preemption is not helpful for scheduling",
+        "no preemption victims found for incoming pod",
+        "back-off restarting failed container",
+        "error",
+        "errors",
+        "failed",
+        "warning",
+        "fatal",
+        "panic",
+        "runtime error",
+        "reconciler error",
+        "an error occurred",
+        "error occurred",
+        "status code",
+        "exit code",
+        "request id",
+        "requestid",
+        "operation error",
+        "https response error",
+        "api error",
+        "retrying",
+        "context deadline exceeded",
+    }
+)
+STOPWORDS = frozenset(
+    "a an the of to in on for and or is are was were be been by at as that this these it its "
+    "from with not no yes true false nil null none all any into than then there their your you "
+    "we our has have had do does did can will would should could may might must so if else".split()
+)
+VALUE_WEIGHT = 0.35  # share of an example value (inside {} or "") in the coverage
+MAX_RUN = 6  # fragments longer than this many tokens are split into runs of RUN tokens
+RUN = 4
+GATE_DF = 64  # a key shared by more topics than this cannot nominate a candidate
+GENERIC_TOPIC_SHARE = 0.4  # a token in more than this share of topics is generic (N >= 20)
+
+_SEP = re.compile(
+    r"<[a-z]+>|[{}\[\]\"|]|[,;:!?=]+(?=\s|$)|\.+(?=\s|$)|(?:^|\s)\(|(?<!\([a-z])\)(?=\s|$|[,.;:])|\s-\s|\s'|'(?=\s|$)|\s/\s"
+)
+_TRIM = " .,;:'-*/\\="
+
+
+@dataclass(frozen=True)
+class Fragment:
+    text: str
+    value: bool
+    weight: float = 0.0
+    key: int = -1
+
+
+@dataclass
+class SigInfo:
+    index: int
+    norm: str
+    frags: list[Fragment] = field(default_factory=list)
+    total: float = 0.0
+    specificity: float = 1.0
+    generic: bool = False
+
+
+@dataclass(frozen=True)
+class Hit:
+    key: int
+    start: int
+    end: int  # exclusive
+
+
+def _trim(piece: str) -> str:
+    piece = piece.strip(_TRIM)
+    while piece.endswith(")") and piece.count("(") < piece.count(")"):
+        piece = piece[:-1].rstrip(_TRIM)
+    while piece.startswith("(") and piece.count("(") > piece.count(")"):
+        piece = piece[1:].lstrip(_TRIM)
+    return piece
+
+
+def fragments(norm: str) -> list[tuple[str, bool]]:
+    """Split a normalised signature into (piece, is_value) candidates."""
+    out: list[tuple[str, bool]] = []
+    depth = 0
+    in_quote = False
+    pos = 0
+
+    def emit(chunk: str) -> None:
+        piece = _trim(chunk)
+        if piece:
+            out.append((piece, depth > 0 or in_quote))
+
+    for m in _SEP.finditer(norm):
+        emit(norm[pos : m.start()])
+        sep = m.group(0)
+        if sep == "{" or sep == "[":
+            depth += 1
+        elif sep in ("}", "]"):
+            depth = max(0, depth - 1)
+        elif sep == '"':
+            in_quote = not in_quote
+        pos = m.end()
+    emit(norm[pos:])
+    return out
+
+
+_TOKEN_STRIP = "()'.,:;{}[]\"=<>"
+
+
+def runs(piece: str) -> list[str]:
+    """A long piece as runs of a few words (robust to a reworded clause)."""
+    tokens = piece.split()
+    if len(tokens) <= MAX_RUN:
+        return [piece]
+    parts = [tokens[i : i + RUN] for i in range(0, len(tokens), RUN)]
+    if len(parts) > 1 and len(parts[-1]) < 2:
+        parts[-2].extend(parts.pop())
+    return [" ".join(p) for p in parts]
+
+
+def _tokens(piece: str) -> list[str]:
+    return [t.strip(_TOKEN_STRIP) for t in piece.split() if t.strip(_TOKEN_STRIP)]
+
+
+def _useful(piece: str) -> bool:
+    toks = _tokens(piece)
+    content = [t for t in toks if t not in STOPWORDS and any(c.isalpha() for c in t)]
+    if not content:
+        return False
+    return not (len(toks) == 1 and len(piece) < 4)
+
+
+class PhraseIndex:
+    """Anchors of all signatures in one automaton, with IDF weights."""
+
+    def __init__(self, signatures: Sequence[Signature], generic_phrases: Iterable[str] = GENERIC_PHRASES):
+        self.generic = frozenset(generic_phrases)
+        self.sigs: list[SigInfo] = []
+        self.key_text: list[str] = []
+        self.key_frags: list[list[tuple[int, int]]] = []  # (sig index, fragment position)
+        self.key_full: list[list[int]] = []  # signatures whose whole text this key is
+        self.key_gate: list[bool] = []
+        self._key_id: dict[str, int] = {}
+        norms = [normalize(s.text) for s in signatures]
+        pieces = [[(r, v) for p, v in fragments(n) if p not in self.generic for r in runs(p) if _useful(r)] for n in norms]
+        generic_pieces = [[(r, v) for p, v in fragments(n) if p in self.generic for r in runs(p) if _useful(r)] for n in norms]
+
+        topic_tokens: dict[str, set[str]] = {}
+        for sig, plist in zip(signatures, pieces):
+            bag = topic_tokens.setdefault(sig.topic, set())
+            for p, _ in plist:
+                bag.update(_tokens(p))
+        n_topics = max(1, len(topic_tokens))
+        df: dict[str, int] = {}
+        for bag in topic_tokens.values():
+            for tok in bag:
+                df[tok] = df.get(tok, 0) + 1
+        self.n_topics = n_topics
+        self.idf_max = math.log(1.0 + n_topics)
+        self._df = df
+        generic_tokens = (
+            {t for t, d in df.items() if d > GENERIC_TOPIC_SHARE * n_topics} if n_topics >= 20 else set()
+        )
+
+        def idf(tok: str) -> float:
+            w = math.log(1.0 + n_topics / df.get(tok, 1))
+            return w * 0.1 if tok in STOPWORDS or tok in generic_tokens else w
+
+        topic_of_key: list[set[str]] = []
+        for i, (sig, norm, plist, glist) in enumerate(zip(signatures, norms, pieces, generic_pieces)):
+            info = SigInfo(i, norm)
+            keep: list[tuple[str, bool]] = []
+            for p, value in plist:
+                toks = [t for t in _tokens(p) if t not in STOPWORDS]
+                if p in self.generic or all(t in generic_tokens for t in toks):
+                    continue
+                keep.append((p, value))
+            if not keep:  # nothing distinctive: match on the generic pieces, flag it
+                info.generic = True
+                keep = plist or glist
+            spec_num = spec_den = 0.0
+            for p, value in keep:
+                toks = _tokens(p)
+                w = sum(idf(t) for t in toks) * (VALUE_WEIGHT if value else 1.0)
+                kid = self._key(p, topic_of_key)
+                topic_of_key[kid].add(sig.topic)
+                self.key_frags[kid].append((i, len(info.frags)))
+                info.frags.append(Fragment(p, value, w, kid))
+                if not value:
+                    for t in toks:
+                        if t not in STOPWORDS:
+                            spec_num += idf(t) / self.idf_max
+                            spec_den += 1
+            info.total = sum(f.weight for f in info.frags)
+            info.specificity = (spec_num / spec_den) if spec_den else 0.3
+            if info.generic:
+                info.specificity *= 0.5
+            if len(norm) >= 8:
+                kid = self._key(norm, topic_of_key)
+                topic_of_key[kid].add(sig.topic)
+                self.key_full[kid].append(i)
+            self.sigs.append(info)
+        self.key_gate = [len(t) <= GATE_DF for t in topic_of_key]
+        self._automaton = ahocorasick.Automaton()
+        for text, kid in self._key_id.items():
+            self._automaton.add_word(text, kid)
+        if self._key_id:
+            self._automaton.make_automaton()
+
+    def _key(self, text: str, topics: list[set[str]]) -> int:
+        kid = self._key_id.get(text)
+        if kid is None:
+            kid = self._key_id[text] = len(self.key_text)
+            self.key_text.append(text)
+            self.key_frags.append([])
+            self.key_full.append([])
+            topics.append(set())
+        return kid
+
+    def idf(self, token: str) -> float:
+        return math.log(1.0 + self.n_topics / self._df.get(token, 1)) / self.idf_max
+
+    # ------------------------------------------------------------- scanning
+
+    def scan(self, text: str) -> list[Hit]:
+        """All anchor occurrences in ``text`` that sit on word boundaries."""
+        if not self._key_id or not text:
+            return []
+        hits: list[Hit] = []
+        keys = self.key_text
+        n = len(text)
+        for end, kid in self._automaton.iter(text):
+            key = keys[kid]
+            start = end - len(key) + 1
+            if start > 0 and key[0].isalnum() and text[start - 1].isalnum():
+                continue
+            if end + 1 < n and key[-1].isalnum() and text[end + 1].isalnum():
+                continue
+            hits.append(Hit(kid, start, end + 1))
+        return hits
+
+    def candidates(self, hits: Sequence[Hit]) -> dict[int, float]:
+        """Coverage (0..1) of every signature nominated by ``hits`` in one region."""
+        nominated: set[int] = set()
+        full: set[int] = set()
+        for h in hits:
+            if self.key_full[h.key]:
+                full.update(self.key_full[h.key])
+            if self.key_gate[h.key]:
+                nominated.update(s for s, _ in self.key_frags[h.key])
+        out = {s: 1.0 for s in full}
+        if not nominated - full:
+            return out
+        per_sig: dict[int, list[tuple[int, int, float]]] = {}
+        for h in hits:
+            for s, pos in self.key_frags[h.key]:
+                if s in nominated and s not in full:
+                    per_sig.setdefault(s, []).append((h.start, pos, self.sigs[s].frags[pos].weight))
+        for s, items in per_sig.items():
+            total = self.sigs[s].total
+            if total > 0:
+                out[s] = min(1.0, _chain(items) / total)
+        return out
+
+
+def _chain(items: list[tuple[int, int, float]], cap: int = 48) -> float:
+    """Heaviest subsequence increasing both in text position and fragment order."""
+    items = sorted(set(items))[:cap]
+    best: list[float] = []
+    top = 0.0
+    for i, (pos_i, frag_i, w_i) in enumerate(items):
+        b = w_i
+        for j in range(i):
+            pos_j, frag_j, _ = items[j]
+            if pos_j < pos_i and frag_j < frag_i and best[j] + w_i > b:
+                b = best[j] + w_i
+        best.append(b)
+        top = max(top, b)
+    return top

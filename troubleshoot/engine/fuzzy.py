@@ -1,0 +1,106 @@
+"""Near-miss matching with rapidfuzz, for wording that drifted between versions.
+
+Kubernetes rewords messages now and then: ``node(s) had taint {k: v}, that
+the pod didn't tolerate`` became ``node(s) had untolerated taint {k: v}``;
+terminals cut words in two.  Exact phrases miss those; here each
+signature's distinctive tokens are compared with the tokens of a line
+using ``rapidfuzz.fuzz.ratio`` (so ``tolerate`` still meets
+``untolerated``), weighted by IDF.
+
+Cost stays bounded: only a capped list of candidate lines (error and
+warning templates, lines with partial phrase hits) is examined, and for
+each line only the few signatures sharing distinctive tokens with it
+(found through an inverted index) are scored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rapidfuzz import fuzz, process
+
+from .automaton import GATE_DF, STOPWORDS, PhraseIndex
+from .normalize import PLACEHOLDER_RE
+
+__all__ = ["FuzzyIndex", "line_tokens", "TOKEN_CUTOFF", "MIN_STRENGTH"]
+
+TOKEN_CUTOFF = 80.0  # rapidfuzz ratio for two tokens to count as the same word
+MIN_STRENGTH = 0.72  # weighted share of a signature's tokens needed for a fuzzy hit
+MAX_LINE_TOKENS = 120
+_STRIP = "()'.,:;{}[]\"=<>"
+
+
+def line_tokens(text: str) -> list[str]:
+    """Words of a normalised line, placeholders and edge punctuation removed."""
+    out = []
+    for raw in PLACEHOLDER_RE.sub(" ", text).split():
+        tok = raw.strip(_STRIP)
+        if tok:
+            out.append(tok)
+    return out
+
+
+class FuzzyIndex:
+    """Inverted index from distinctive tokens to signatures, plus scoring."""
+
+    def __init__(self, phrases: PhraseIndex):
+        self.phrases = phrases
+        self.tokens: list[list[tuple[str, float]]] = []
+        self.mass: list[float] = []
+        postings: dict[str, list[int]] = {}
+        for info in phrases.sigs:
+            seen: dict[str, float] = {}
+            for frag in info.frags:
+                if frag.value:
+                    continue
+                for tok in line_tokens(frag.text):
+                    if tok in STOPWORDS or tok in seen or not any(c.isalpha() for c in tok):
+                        continue
+                    seen[tok] = phrases.idf(tok)
+            toks = list(seen.items())
+            self.tokens.append(toks)
+            self.mass.append(sum(w for _, w in toks))
+            if len(toks) >= 2 or (toks and len(toks[0][0]) >= 8):
+                for tok, _ in toks:
+                    postings.setdefault(tok, []).append(info.index)
+        self.postings = {t: s for t, s in postings.items() if len(s) <= GATE_DF * 4}
+
+    def candidates(self, toks: Iterable[str], limit: int = 8) -> list[int]:
+        shared: dict[int, float] = {}
+        for tok in set(toks):
+            for sig in self.postings.get(tok, ()):
+                shared[sig] = shared.get(sig, 0.0) + self.phrases.idf(tok)
+        ranked = [(m / self.mass[s], s) for s, m in shared.items() if self.mass[s] > 0 and m / self.mass[s] >= 0.3]
+        ranked.sort(reverse=True)
+        return [s for _, s in ranked[:limit]]
+
+    def strength(self, sig: int, toks: list[str]) -> float:
+        """IDF-weighted share of the signature's tokens found (fuzzily) in ``toks``."""
+        mine = self.tokens[sig]
+        total = self.mass[sig]
+        if not mine or total <= 0:
+            return 0.0
+        got = 0.0
+        found = 0
+        for tok, w in mine:
+            best = process.extractOne(tok, toks, scorer=fuzz.ratio, score_cutoff=TOKEN_CUTOFF)
+            if best is not None:
+                got += w * best[1] / 100.0
+                found += 1
+        if found < min(2, len(mine)):
+            return 0.0
+        return got / total
+
+    def match(self, norm_line: str, skip: set[int] | frozenset[int] = frozenset(), limit: int = 8) -> list[tuple[int, float]]:
+        """(signature, strength) for signatures that nearly occur in the line."""
+        toks = line_tokens(norm_line)[:MAX_LINE_TOKENS]
+        if len(toks) < 2:
+            return []
+        out = []
+        for sig in self.candidates(toks, limit):
+            if sig in skip:
+                continue
+            s = self.strength(sig, toks)
+            if s >= MIN_STRENGTH:
+                out.append((sig, s))
+        return out

@@ -1,0 +1,371 @@
+"""The symptom-matching engine: paste in, ranked KB articles with evidence out.
+
+Pipeline (each stage is its own module)::
+
+    read -> normalize -> condense -> phrases (Aho-Corasick) -> patterns
+         -> fuzzy -> rank
+
+Everything that depends on the signatures is built once in
+``Matcher.__init__``; ``match`` costs time proportional to the paste (after
+condensing), not to the number of signatures.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from .automaton import GENERIC_PHRASES, Fragment, PhraseIndex
+from .condense import WARNING, Template, condense, query_text
+from .fuzzy import FuzzyIndex
+from .normalize import normalize_cached
+from .patterns import PatternSet
+from .rank import (
+    MEDIUM,
+    MIN_COVERAGE,
+    MIN_SCORE,
+    SymptomHit,
+    article_score,
+    confidence,
+    node_share,
+    pick_language,
+    symptom_score,
+)
+from .reader import is_record_start, read
+from .types import ArticleMatch, Evidence, Line, MatchResult, Signature
+
+__all__ = ["Matcher", "Recall"]
+
+Recall = Callable[[str, int], list[tuple[str, float]]]
+
+WINDOW_LINES = 4  # consecutive lines scanned together (phrases cut by wraps)
+WINDOW_STRIDE = 2
+WINDOW_CHARS = 900
+PATTERN_BUDGET = 0.25  # seconds of pattern time per request
+MAX_PATTERN_RUNS = 2000
+FUZZY_LINES = 120
+MAX_EVIDENCE = 6
+
+
+@dataclass
+class _Window:
+    norm: str
+    first: int  # index into lines
+    size: int
+
+
+class Matcher:
+    """Match pastes against a fixed set of :class:`Signature`."""
+
+    def __init__(
+        self,
+        signatures: Iterable[Signature],
+        *,
+        pattern_timeout: float = 0.05,
+        generic_phrases: Iterable[str] = GENERIC_PHRASES,
+    ):
+        self.signatures: list[Signature] = list(signatures)
+        self.phrases = PhraseIndex(self.signatures, generic_phrases)
+        self.patterns = PatternSet(self.signatures, timeout=pattern_timeout)
+        self.fuzzy = FuzzyIndex(self.phrases)
+        self.topic_langs: dict[str, set[str]] = {}
+        self.topic_patterns: dict[str, list[int]] = {}
+        for i, sig in enumerate(self.signatures):
+            self.topic_langs.setdefault(sig.topic, set()).add(sig.language)
+            if i in self.patterns.compiled:
+                self.topic_patterns.setdefault(sig.topic, []).append(i)
+        self._locators: dict[str, re.Pattern[str]] = {}
+
+    # ------------------------------------------------------------------ API
+
+    def match(
+        self,
+        text: str | bytes,
+        *,
+        limit: int = 5,
+        language: str = "en",
+        recall: Recall | None = None,
+    ) -> MatchResult:
+        t0 = time.perf_counter()
+        lines = read(text)
+        norms = [normalize_cached(line.text) for line in lines]
+        templates = condense(lines, norms)
+        tmpl_of = {t.norm: i for i, t in enumerate(templates)}
+        windows = self._windows(lines, norms)
+        best, partial = self._phrases(lines, norms, templates, windows, tmpl_of)
+        self._patterns(lines, templates, windows, best)
+        self._fuzzy(templates, best, partial)
+        matches = self._rank(lines, windows, best, limit, language)
+        stats: dict[str, object] = {
+            "lines": lines[-1].number + lines[-1].raw.count("\n") if lines else 0,
+            "logical_lines": len(lines),
+            "templates": len(templates),
+            "windows": len(windows),
+            "symptoms": len(best),
+        }
+        if not matches and recall is not None:
+            matches = self._recall(recall, query_text(templates, lines), limit, language, stats)
+        top = matches[0] if matches else None
+        stats["ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
+        return MatchResult(
+            matches=matches,
+            best=top if top is not None and top.confidence in ("high", "medium") else None,
+            stats=stats,
+        )
+
+    # --------------------------------------------------------------- stages
+
+    def _windows(self, lines: Sequence[Line], norms: Sequence[str]) -> list[_Window]:
+        """Runs of lines that continue each other, cut into overlapping windows."""
+        out: list[_Window] = []
+        seen: set[str] = set()
+        n = len(lines)
+        i = 0
+        while i < n - 1:
+            j = i
+            while j + 1 < n and norms[j] and norms[j + 1] and not is_record_start(lines[j + 1].text):
+                j += 1
+            if j > i:
+                for s in range(i, j, WINDOW_STRIDE):
+                    e = min(j + 1, s + WINDOW_LINES)
+                    while e - s > 2 and sum(len(norms[k]) for k in range(s, e)) > WINDOW_CHARS:
+                        e -= 1
+                    joined = " ".join(norms[s:e])
+                    if joined not in seen:
+                        seen.add(joined)
+                        out.append(_Window(joined, s, e - s))
+                    if e >= j + 1:
+                        break
+            i = j + 1
+        return out
+
+    def _phrases(
+        self,
+        lines: Sequence[Line],
+        norms: Sequence[str],
+        templates: Sequence[Template],
+        windows: Sequence[_Window],
+        tmpl_of: dict[str, int],
+    ) -> tuple[dict[int, SymptomHit], set[int]]:
+        parts = [t.norm for t in templates] + [w.norm for w in windows]
+        starts: list[int] = []
+        pos = 0
+        for p in parts:
+            starts.append(pos)
+            pos += len(p) + 1
+        by_region: dict[int, list] = {}
+        for h in self.phrases.scan("\n".join(parts)):
+            by_region.setdefault(bisect_right(starts, h.start) - 1, []).append(h)
+        best: dict[int, SymptomHit] = {}
+        partial: set[int] = set()
+        n_t = len(templates)
+        for region, hits in by_region.items():
+            if region < n_t:
+                t = templates[region]
+                first, size, sev = t.first, 1, t.severity
+            else:
+                w = windows[region - n_t]
+                first, size = w.first, w.size
+                sev = max(templates[tmpl_of[norms[k]]].severity for k in range(first, first + size))
+            for sig, cov in self.phrases.candidates(hits).items():
+                if cov < 0.85 and region < n_t:
+                    partial.add(region)
+                if cov < MIN_COVERAGE:
+                    continue
+                old = best.get(sig)
+                if old is None or (cov, -size, sev, -first) > (old.strength, -old.window, old.severity, -old.line):
+                    best[sig] = SymptomHit(sig, cov, "phrase", region, first, sev, window=size)
+        return best, partial
+
+    def _patterns(
+        self,
+        lines: Sequence[Line],
+        templates: Sequence[Template],
+        windows: Sequence[_Window],
+        best: dict[int, SymptomHit],
+    ) -> None:
+        if not len(self.patterns):
+            return
+        deadline = time.perf_counter() + PATTERN_BUDGET
+        todo: list[tuple[int, int, str, int, int]] = []  # (sig, line idx, text, severity, size)
+        hit_topics = {self.signatures[s].topic for s in best}
+        for sig in sorted(best, key=lambda s: -best[s].strength):
+            hit = best[sig]
+            for other in self.topic_patterns.get(self.signatures[sig].topic, ()):
+                if other not in best or best[other].how != "pattern":
+                    todo.append((other, hit.line, self._region_text(lines, hit), hit.severity, hit.window))
+        samples = [lines[t.first].text for t in templates]
+        for ti, sigs in sorted(self.patterns.prefilter_many(samples).items()):
+            t = templates[ti]
+            for sig in sigs:
+                todo.append((sig, t.first, samples[ti], t.severity, 1))
+        done: set[tuple[int, int]] = set()
+        runs = 0
+        for sig, line, text, sev, size in todo:
+            if (sig, line) in done or runs >= MAX_PATTERN_RUNS:
+                continue
+            done.add((sig, line))
+            runs += 1
+            found = self.patterns.run(sig, text, deadline)
+            if found is None:
+                continue
+            span, caps = found
+            old = best.get(sig)
+            if old is not None and old.how == "pattern":
+                continue
+            base = old.strength if old is not None else 0.0
+            strength = min(1.0, max(base, 0.8) + 0.15)
+            if old is None and self.signatures[sig].topic not in hit_topics:
+                strength = min(strength, 0.9)  # literal prefilter only, no phrase support
+            best[sig] = SymptomHit(sig, strength, "pattern", -1, line, sev, span, text, caps, size)
+
+    def _fuzzy(self, templates: Sequence[Template], best: dict[int, SymptomHit], partial: set[int]) -> None:
+        order = sorted(
+            range(len(templates)),
+            key=lambda i: (i not in partial, templates[i].severity < WARNING, -templates[i].severity, i),
+        )[:FUZZY_LINES]
+        done = {s for s, h in best.items() if h.strength >= 0.8}
+        for ti in order:
+            t = templates[ti]
+            for sig, f in self.fuzzy.match(t.norm[:3000], skip=done, limit=6):
+                strength = 0.85 * f
+                old = best.get(sig)
+                if old is None or strength > old.strength:
+                    best[sig] = SymptomHit(sig, strength, "fuzzy", ti, t.first, t.severity)
+
+    # -------------------------------------------------------------- ranking
+
+    def _rank(
+        self,
+        lines: Sequence[Line],
+        windows: Sequence[_Window],
+        best: dict[int, SymptomHit],
+        limit: int,
+        language: str,
+    ) -> list[ArticleMatch]:
+        per_topic: dict[str, list[tuple[float, SymptomHit]]] = {}
+        for sig, hit in best.items():
+            s = self.signatures[sig]
+            info = self.phrases.sigs[sig]
+            score = symptom_score(hit.strength, s.weight, info.specificity, hit.severity)
+            per_topic.setdefault(s.topic, []).append((score, hit))
+        rough = []
+        for topic, scored in per_topic.items():
+            scored.sort(key=lambda x: (-x[0], x[1].line))
+            fuzzy_only = all(h.how == "fuzzy" for _, h in scored)
+            score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only)
+            if score >= MIN_SCORE:
+                spec = self.phrases.sigs[scored[0][1].sig].specificity
+                rough.append((score, spec, topic, scored, fuzzy_only))
+        rough.sort(key=lambda r: (-r[0], -r[1], r[2]))
+        final: list[tuple[float, float, str, ArticleMatch]] = []
+        for score, spec, topic, scored, fuzzy_only in rough[: max(limit * 3, limit + 5)]:
+            evidence: list[Evidence] = []
+            captures: dict[str, str] = {}
+            causes: dict[int, float] = {}
+            symptoms: list[str] = []
+            seen_ev: set[tuple[int, tuple[int, int], str]] = set()
+            for s, hit in scored:
+                sig = self.signatures[hit.sig]
+                if sig.key not in symptoms:
+                    symptoms.append(sig.key)
+                if sig.cause is not None:
+                    causes[sig.cause] = causes.get(sig.cause, 0.0) + s
+                for k, v in hit.captures.items():
+                    captures.setdefault(k, v)
+                for ev in self._evidence(lines, windows, hit):
+                    if len(evidence) < MAX_EVIDENCE and (ev.line, ev.span, ev.how) not in seen_ev:
+                        seen_ev.add((ev.line, ev.span, ev.how))
+                        evidence.append(ev)
+            bonus = 0.0
+            if evidence and score >= MEDIUM:
+                share = node_share(evidence[0].text, evidence[0].span[0])
+                bonus = 0.04 * share if share is not None else 0.0
+            score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only)
+            match = ArticleMatch(
+                topic=topic,
+                language=pick_language(self.topic_langs.get(topic, set()), language),
+                score=round(score, 4),
+                confidence=confidence(score),
+                evidence=evidence,
+                captures=captures,
+                cause=max(causes, key=lambda c: (causes[c], -c)) if causes else None,
+                symptoms=symptoms,
+            )
+            final.append((score, spec, topic, match))
+        final.sort(key=lambda r: (-r[0], -r[1], r[2]))
+        return [m for *_, m in final[:limit]]
+
+    def _recall(self, recall: Recall, query: str, limit: int, language: str, stats: dict) -> list[ArticleMatch]:
+        stats["recall"] = True
+        if not query.strip():
+            return []
+        try:
+            found = list(recall(query, limit))
+        except Exception as exc:  # the callback belongs to the caller; never fail the match
+            stats["recall_error"] = repr(exc)
+            return []
+        found = [(t, float(s)) for t, s in found if s and s > 0]
+        if not found:
+            return []
+        top = max(s for _, s in found)
+        return [
+            ArticleMatch(
+                topic=topic,
+                language=pick_language(self.topic_langs.get(topic, {language}), language),
+                score=round(0.3 * s / top, 4),
+                confidence="low",
+            )
+            for topic, s in sorted(found, key=lambda x: -x[1])[:limit]
+        ]
+
+    # ------------------------------------------------------------- evidence
+
+    def _region_text(self, lines: Sequence[Line], hit: SymptomHit) -> str:
+        if hit.window <= 1:
+            return lines[hit.line].text
+        return " ".join(lines[k].text.strip() for k in range(hit.line, hit.line + hit.window))
+
+    def _locator(self, fragment: str) -> re.Pattern[str]:
+        rx = self._locators.get(fragment)
+        if rx is None:
+            parts = []
+            for tok in fragment.split():
+                esc = re.escape(tok)
+                esc = esc.replace("'", "['\u2018\u2019`]").replace('"', "[\"\u201c\u201d]")
+                parts.append(esc)
+            rx = self._locators[fragment] = re.compile(r"\s+".join(parts), re.IGNORECASE)
+        return rx
+
+    def _locate(self, text: str, frags: Sequence[Fragment]) -> tuple[int, int] | None:
+        spans = []
+        for f in sorted(frags, key=lambda f: f.value):
+            m = self._locator(f.text).search(text)
+            if m:
+                spans.append(m.span())
+        if not spans:
+            return None
+        start, end = spans[0]
+        for s, e in sorted(spans[1:]):
+            if s <= end + 200 and s >= start - 200:
+                start, end = min(start, s), max(end, e)
+        return start, end
+
+    def _evidence(self, lines: Sequence[Line], windows: Sequence[_Window], hit: SymptomHit) -> list[Evidence]:
+        key = self.signatures[hit.sig].key
+        if hit.how == "pattern":
+            text = hit.text if hit.text is not None else lines[hit.line].text
+            return [Evidence(lines[hit.line].number, text, key, hit.span or (0, len(text)), "pattern")]
+        frags = self.phrases.sigs[hit.sig].frags
+        out = []
+        for k in range(hit.line, hit.line + max(1, hit.window)):
+            span = self._locate(lines[k].text, frags)
+            if span is not None:
+                out.append(Evidence(lines[k].number, lines[k].text, key, span, hit.how))
+        if not out:
+            line = lines[hit.line]
+            out.append(Evidence(line.number, line.text, key, (0, len(line.text)), hit.how))
+        return out

@@ -1,0 +1,213 @@
+"""Editor-supplied regular expressions, compiled once and run with a timeout.
+
+Patterns use the third-party ``regex`` module, are applied
+case-insensitively to the *cleaned original* line (not the normalised
+one) and capture the variable parts of a message in named groups
+(``(?P<key>...)``).  They only run on candidate lines: lines where the
+article's phrases already hit, or lines containing the longest literal
+that every match of the pattern must contain (found for all patterns at
+once with one Aho-Corasick automaton).  A pattern that fails to compile
+is skipped; one that exceeds its time budget is disabled for the life of
+the :class:`PatternSet`.
+"""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_right
+from collections.abc import Sequence
+
+import ahocorasick
+import regex
+
+from .types import Signature
+
+__all__ = ["PatternSet", "validate_pattern", "required_literal", "PROBES"]
+
+FLAGS = regex.IGNORECASE | regex.VERSION0
+MAX_TEXT = 4000  # characters of a line a pattern may look at
+PROBES = (
+    "a" * 3000 + "!",
+    "aaaa " * 600 + "!",
+    "0/5 nodes are available: " + "1 node(s) had untolerated taint {a: b}, " * 60 + "!",
+    " " * 3000 + "x",
+    "x" * 1500 + "=" * 1500,
+    "{" * 1000 + '"' * 1000 + "}" * 1000,
+)
+_VERBOSE = regex.compile(r"\(\?[a-zA-Z]*x[a-zA-Z]*[):]")
+_SPECIAL_ESCAPES = set("dDwWsSbBAZzGpPNXuUxhHvVKRmMnrtfae0123456789gkL")
+
+
+def required_literal(pattern: str, min_len: int = 4) -> str | None:
+    """Longest literal (lowercased) that every match of ``pattern`` contains.
+
+    Only top-level text is considered; a top-level alternation or verbose
+    mode yields None.  Conservative: when unsure, a run is cut short.
+    """
+    if _VERBOSE.search(pattern):
+        return None
+    runs: list[str] = []
+    run: list[str] = []
+    depth = 0
+    i = 0
+    n = len(pattern)
+
+    def cut() -> None:
+        if run:
+            runs.append("".join(run))
+            run.clear()
+
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            if depth == 0 and not nxt.isalnum() and nxt not in _SPECIAL_ESCAPES:
+                run.append(nxt.lower())
+            else:
+                cut()
+            i += 2
+        elif c == "[":
+            cut()
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+        elif c == "(":
+            cut()
+            depth += 1
+            i += 1
+        elif c == ")":
+            cut()
+            depth = max(0, depth - 1)
+            i += 1
+        elif c == "|":
+            if depth == 0:
+                return None
+            i += 1
+        elif c in "?*{":
+            if run:  # the preceding character is optional
+                run.pop()
+            cut()
+            if c == "{":
+                j = pattern.find("}", i)
+                i = (j + 1) if j > 0 else i + 1
+            else:
+                i += 1
+        elif c == "+":
+            cut()
+            i += 1
+        elif c in ".^$":
+            cut()
+            i += 1
+        else:
+            if depth == 0:
+                run.append(c.lower())
+            i += 1
+    cut()
+    best = max((r.strip() for r in runs), key=len, default="")
+    return best if len(best) >= min_len else None
+
+
+def validate_pattern(pattern: str, *, require_groups: bool = True, budget: float = 0.05) -> str | None:
+    """Problem with an editor's pattern, as a sentence; None when it is fine."""
+    if not pattern or not pattern.strip():
+        return "pattern is empty"
+    try:
+        compiled = regex.compile(pattern, FLAGS)
+    except (regex.error, OverflowError, RecursionError, ValueError) as exc:
+        return f"invalid regular expression: {exc}"
+    if require_groups and not compiled.groupindex:
+        return "pattern has no named groups, e.g. (?P<key>[^:]+); it would capture nothing"
+    try:
+        if compiled.fullmatch("", timeout=budget) is not None:
+            return "pattern matches the empty string; it would match every line"
+        for probe in PROBES:
+            compiled.search(probe, timeout=budget)
+    except TimeoutError:
+        return "pattern is too slow (catastrophic backtracking on a probe string); simplify nested quantifiers"
+    return None
+
+
+class PatternSet:
+    """All signature patterns, compiled once."""
+
+    def __init__(self, signatures: Sequence[Signature], timeout: float = 0.05):
+        self.timeout = timeout
+        self.compiled: dict[int, regex.Pattern[str]] = {}
+        self.literal: dict[int, str] = {}
+        self.disabled: set[int] = set()
+        self.errors: dict[int, str] = {}
+        automaton = ahocorasick.Automaton()
+        by_literal: dict[str, list[int]] = {}
+        for i, sig in enumerate(signatures):
+            if not sig.pattern:
+                continue
+            try:
+                self.compiled[i] = regex.compile(sig.pattern, FLAGS)
+            except (regex.error, OverflowError, RecursionError, ValueError) as exc:
+                self.errors[i] = str(exc)
+                continue
+            lit = required_literal(sig.pattern)
+            if lit:
+                self.literal[i] = lit
+                by_literal.setdefault(lit, []).append(i)
+        for lit, idxs in by_literal.items():
+            automaton.add_word(lit, idxs)
+        self._automaton = automaton if by_literal else None
+        if self._automaton is not None:
+            self._automaton.make_automaton()
+
+    def __len__(self) -> int:
+        return len(self.compiled)
+
+    def prefilter(self, text: str) -> set[int]:
+        """Signatures whose required literal occurs in ``text`` (any case)."""
+        if self._automaton is None:
+            return set()
+        out: set[int] = set()
+        for _, idxs in self._automaton.iter(text[:MAX_TEXT].lower()):
+            out.update(idxs)
+        return out
+
+    def prefilter_many(self, texts: Sequence[str]) -> dict[int, set[int]]:
+        """``prefilter`` for many texts in one automaton pass: {text index: sigs}."""
+        if self._automaton is None or not texts:
+            return {}
+        starts: list[int] = []
+        pos = 0
+        chunks = []
+        for t in texts:
+            chunk = t[:MAX_TEXT].lower().replace("\n", " ")
+            starts.append(pos)
+            chunks.append(chunk)
+            pos += len(chunk) + 1
+        out: dict[int, set[int]] = {}
+        for end, idxs in self._automaton.iter("\n".join(chunks)):
+            k = bisect_right(starts, end) - 1
+            out.setdefault(k, set()).update(idxs)
+        return out
+
+    def run(self, sig: int, text: str, deadline: float | None = None) -> tuple[tuple[int, int], dict[str, str]] | None:
+        """Search one pattern in ``text``: (span, named captures) or None."""
+        compiled = self.compiled.get(sig)
+        if compiled is None or sig in self.disabled:
+            return None
+        budget = self.timeout
+        if deadline is not None:
+            budget = min(budget, deadline - time.perf_counter())
+            if budget <= 0:
+                return None
+        try:
+            m = compiled.search(text[:MAX_TEXT], timeout=budget)
+        except TimeoutError:
+            if budget >= self.timeout * 0.9:
+                self.disabled.add(sig)
+            return None
+        if m is None:
+            return None
+        caps = {k: v.strip() for k, v in m.groupdict().items() if v is not None and v.strip()}
+        return m.span(), caps

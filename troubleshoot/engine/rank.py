@@ -1,0 +1,140 @@
+"""Scores, confidence and ordering of the matched articles.
+
+Per symptom (signature) hit::
+
+    strength  = phrase coverage            (0..1, IDF-weighted, in order)
+              | max(coverage, 0.80) + 0.15 for a pattern hit (capped at 1)
+              | 0.85 * fuzzy strength      (fuzzy strength >= 0.72)
+    symptom   = strength ** 1.3
+              * g(weight)                  g(w) = min(1, 0.25 + 0.6 * w)
+              * (0.7 + 0.3 * specificity)  mean normalised IDF of its words
+              * severity weight            error/warning 1.0, neutral .96, info/debug .9
+
+Per article: the best symptom, plus corroboration from other distinct
+symptoms found on *other* lines (``s1 + (1 - s1) * min(0.5, 0.4 * sum(rest))``),
+plus a small bonus (at most 0.04) for the share of nodes a
+FailedScheduling reason accounts for.  Results obtained only through the
+fuzzy stage are capped just under HIGH.
+
+Thresholds (chosen so that one full, specific phrase hit of a normal
+weight-1.0 signature on an error line lands in HIGH (0.85 x ~0.95), a
+pattern hit always does, a 70 % phrase coverage or a strong fuzzy hit
+lands in MEDIUM, and a generic low-weight symptom such as ``Back-off
+restarting failed container`` (weight 0.3) stays LOW even when matched
+verbatim):
+
+* ``HIGH``   score >= 0.70
+* ``MEDIUM`` score >= 0.45
+* ``LOW``    anything above ``MIN_SCORE`` (0.12); recall-only results are
+  always LOW and never ``best``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = [
+    "HIGH",
+    "MEDIUM",
+    "MIN_SCORE",
+    "MIN_COVERAGE",
+    "SymptomHit",
+    "symptom_score",
+    "article_score",
+    "confidence",
+    "node_share",
+    "pick_language",
+    "weight_factor",
+]
+
+HIGH = 0.70
+MEDIUM = 0.45
+MIN_SCORE = 0.12
+MIN_COVERAGE = 0.34  # phrase coverage below this is noise
+FUZZY_CAP = HIGH - 0.01
+NODE_BONUS = 0.04
+
+_SEVERITY = {3: 1.0, 2: 1.0, 1: 0.96, 0: 0.9}
+_AVAILABLE = re.compile(r"(\d+)/(\d+) nodes are available:\s*", re.IGNORECASE)
+_CLAUSE = re.compile(r"(\d+)\s+([^,]+?)(?=,\s*\d+\s|\.\s*preemption:|\.?\s*$|,\s*$)", re.IGNORECASE)
+
+
+@dataclass
+class SymptomHit:
+    """Best evidence found for one signature."""
+
+    sig: int
+    strength: float
+    how: str  # phrase | pattern | fuzzy
+    region: int  # template / window index the evidence came from
+    line: int  # index (into the Line list) of the first line of the evidence
+    severity: int = 1
+    span: tuple[int, int] | None = None  # pattern span in ``text``
+    text: str | None = None  # text the pattern ran on
+    captures: dict[str, str] = field(default_factory=dict)
+    window: int = 1  # number of lines the evidence spans
+
+
+def weight_factor(weight: float) -> float:
+    return max(0.1, min(1.0, 0.25 + 0.6 * weight))
+
+
+def symptom_score(strength: float, weight: float, specificity: float, severity: int) -> float:
+    s = max(0.0, min(1.0, strength)) ** 1.3
+    return s * weight_factor(weight) * (0.7 + 0.3 * max(0.0, min(1.0, specificity))) * _SEVERITY.get(severity, 0.96)
+
+
+def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_only: bool = False) -> float:
+    """Combine (symptom score, evidence line) pairs of one article into 0..1."""
+    if not scored:
+        return 0.0
+    ordered = sorted(scored, reverse=True)
+    top, top_line = ordered[0]
+    seen_lines = {top_line}
+    rest = 0.0
+    for s, line in ordered[1:]:
+        if line in seen_lines:
+            continue
+        seen_lines.add(line)
+        rest += s
+    score = top + (1.0 - top) * min(0.5, 0.4 * rest) + min(NODE_BONUS, max(0.0, bonus))
+    if fuzzy_only:
+        score = min(score, FUZZY_CAP)
+    return max(0.0, min(1.0, score))
+
+
+def confidence(score: float) -> str:
+    if score >= HIGH:
+        return "high"
+    if score >= MEDIUM:
+        return "medium"
+    return "low"
+
+
+def node_share(text: str, pos: int) -> float | None:
+    """Share of nodes the FailedScheduling reason around ``pos`` accounts for.
+
+    ``0/5 nodes are available: 1 node(s) had untolerated taint {...}, 4
+    Insufficient cpu.`` with ``pos`` inside the second clause gives 0.8.
+    """
+    m = _AVAILABLE.search(text)
+    if not m or pos < m.end():
+        return None
+    total = int(m.group(2)) or 1
+    end = text.lower().find("preemption:", m.end())
+    body_end = end if end > 0 else len(text)
+    if pos >= body_end:
+        return None
+    for c in _CLAUSE.finditer(text, m.end(), body_end):
+        if c.start() <= pos < c.end() + 1:
+            return min(1.0, int(c.group(1)) / total)
+    return None
+
+
+def pick_language(available: set[str] | frozenset[str], wanted: str) -> str:
+    if wanted in available:
+        return wanted
+    if "en" in available:
+        return "en"
+    return sorted(available)[0] if available else wanted

@@ -1,0 +1,225 @@
+"""Turn whatever was pasted into clean logical lines.
+
+``read(text_or_bytes)`` decodes (UTF-8 with replacement, UTF-16 with a
+BOM), normalises line ends, strips ANSI escapes and shell prompts,
+unwraps JSON log records (zap / logr / logrus / Karpenter) into their
+message, error and nested causes, strips klog headers, joins Terraform's
+box-drawn diagnostics into paragraphs and rejoins lines that a terminal or
+chat client hard-wrapped.  Every :class:`Line` keeps the 1-based number of
+the first physical line it came from, so evidence can point at it.
+
+Rejoining here is deliberately conservative; the matcher additionally
+scans windows of consecutive lines (see ``matcher``), so a phrase split
+over a wrap is still found when the heuristics below do not fire.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from .types import Line
+
+__all__ = ["read", "decode", "clean", "is_record_start", "WRAP_WIDTHS"]
+
+WRAP_WIDTHS = frozenset({72, 76, 78, 79, 80, 100, 119, 120, 128, 132, 150, 160, 180, 200})
+
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor movement
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: titles, hyperlinks
+    r"|\x1b[PX^_][^\x1b]*\x1b\\"  # DCS / SOS / PM / APC
+    r"|\x1b[@-Z\\-_]"  # other two-byte escapes
+    r"|\x9b[0-?]*[ -/]*[@-~]"
+)
+_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_PROMPT = re.compile(
+    r"^\s*(?:"
+    r"PS [A-Za-z]:[^>]*> "  # PowerShell
+    r"|\([\w.-]+\) ?(?=[\w.-]+@)"  # (venv) before user@host
+    r"|[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s?[$#%] "  # user@host:~$
+    r"|\[[\w.-]+@[\w.-]+[^\]]*\][$#] "  # [user@host dir]$
+    r"|(?:\$|#|%|>>>|\.\.\.|>) (?=\S)"  # bare prompts
+    r")+"
+)
+_KLOG = re.compile(r"^[IWEF]\d{4} \d{1,2}:\d{2}:\d{2}\.\d+\s+\d+ [\w./-]+:\d+\] ?")
+_PRETTY_JSON_FIELD = re.compile(
+    r'^\s*"(message|msg|error|err|reason|errorVerbose|note)"\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$'
+)
+_RECORD_START = re.compile(
+    r"^\s*(?:\d{4}-\d{2}-\d{2}[T ]|[IWEF]\d{4} |\{|\[\d|(?:Warning|Normal)\s{2,}\S"
+    r"|level=|time=|ts=|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d"
+    r"|(?:ERROR|WARN|WARNING|INFO|DEBUG|FATAL|TRACE)\b|Error:|Events:|Name:|Type\s{2,}Reason"
+    r"|[A-Z][\w ]{0,30}:\s|-{3,}|={3,}|\$ |# )"
+)
+_BOX_CHARS = "\u2502\u2575\u2577"  # │ ╵ ╷
+
+_MSG_KEYS = ("message", "msg", "Message", "MESSAGE", "log")
+_ERR_KEYS = ("error", "err", "Error", "errorMessage", "reason", "cause", "stacktraceMessage")
+_CAUSE_KEYS = ("errorCauses", "causes", "errors", "error_causes")
+
+
+def decode(data: str | bytes | bytearray) -> str:
+    """Bytes to text: UTF-16 when a BOM says so, else UTF-8 with replacement."""
+    if isinstance(data, str):
+        return data[1:] if data.startswith("\ufeff") else data
+    raw = bytes(data)
+    if raw.startswith(codecs.BOM_UTF8):
+        return raw[3:].decode("utf-8", errors="replace")
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return raw.decode("utf-16", errors="replace")
+    return raw.decode("utf-8", errors="replace")
+
+
+def clean(physical: str) -> str:
+    """Strip escapes, control characters and a leading shell prompt."""
+    s = physical
+    if "\x1b" in s or "\x9b" in s:
+        s = _ANSI.sub("", s)
+    s = _CTRL.sub("", s.replace("\t", "    "))
+    if s[:1] in "$#%>.P([" or "@" in s[:64]:
+        s = _PROMPT.sub("", s, count=1)
+    return s.rstrip()
+
+
+def is_record_start(text: str) -> bool:
+    """Does this line look like the start of a new log record / table row?"""
+    return bool(_RECORD_START.match(text))
+
+
+# --------------------------------------------------------------------- JSON
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    """Message-like strings inside a (nested) cause structure."""
+    if depth > 4:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key in _MSG_KEYS + _ERR_KEYS:
+            if key in value:
+                yield from _strings(value[key], depth + 1)
+        for key in _CAUSE_KEYS:
+            if key in value:
+                yield from _strings(value[key], depth + 1)
+    elif isinstance(value, list):
+        for item in value[:50]:
+            yield from _strings(item, depth + 1)
+
+
+def unwrap_json(text: str) -> list[str] | None:
+    """Message / error / causes of a one-line JSON log record, else None."""
+    start = text.find("{")
+    if start < 0 or not text.endswith("}") or start > 200:
+        return None
+    try:
+        obj = json.loads(text[start:])
+    except ValueError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    parts: list[str] = []
+    for s in _strings(obj):
+        for piece in s.replace("\r\n", "\n").split("\n"):
+            piece = piece.strip()
+            if piece and piece not in parts:
+                parts.append(piece)
+    if not parts:
+        return None
+    prefix = text[:start].strip()
+    if prefix and not prefix.startswith("[") and len(prefix) < 40:
+        parts[0] = f"{prefix} {parts[0]}"
+    return parts
+
+
+# ----------------------------------------------------------------- assembly
+
+
+def _expand(number: int, text: str, raw: str) -> Iterator[Line]:
+    """Physical line -> logical line(s): JSON records may yield several."""
+    if "{" in text and text.endswith("}"):
+        parts = unwrap_json(text)
+        if parts:
+            for part in parts:
+                yield Line(number, part, raw)
+            return
+    if text[:1] in "IWEF" and (m := _KLOG.match(text)):
+        text = text[m.end() :]
+    elif '"' in text and (m := _PRETTY_JSON_FIELD.match(text)):
+        try:
+            value = json.loads(m.group(2))
+        except ValueError:
+            value = None
+        if isinstance(value, str):
+            for piece in value.split("\n"):
+                if piece.strip():
+                    yield Line(number, f"{m.group(1)}: {piece.strip()}", raw)
+            return
+    yield Line(number, text, raw)
+
+
+def _continues(prev: Line, prev_width: int, nxt: str) -> bool:
+    """Heuristic: is ``nxt`` the hard-wrapped continuation of ``prev``?"""
+    if not nxt.strip() or is_record_start(nxt) or not prev.text:
+        return False
+    tail = prev.text.rstrip()
+    if tail.endswith((".", "!", "?", ":", ";", "}", ")", "]")) and not nxt[:1].islower():
+        return False
+    if prev_width in WRAP_WIDTHS or tail.endswith((",", "(", "{", "[", "=", "&", "|", "\\")):
+        return True
+    if prev.text.count('"') % 2 == 1 and len(tail) >= 40:
+        return True
+    stripped = nxt.lstrip()
+    return len(tail) >= 60 and tail[-1:] not in ".!?" and stripped[:1].islower()
+
+
+def read(data: str | bytes | bytearray) -> list[Line]:
+    """Decode and clean a paste into logical :class:`Line` objects."""
+    text = decode(data)
+    if not text:
+        return []
+    physical = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if physical and physical[-1] == "":
+        physical.pop()
+    out: list[Line] = []
+    box: list[tuple[int, str, str]] = []  # current Terraform paragraph
+    prev_width = 0
+    prev_joinable = False
+
+    def flush_box() -> None:
+        if box:
+            out.append(Line(box[0][0], " ".join(t for _, t, _ in box), "\n".join(r for _, _, r in box)))
+            box.clear()
+
+    for number, raw in enumerate(physical, 1):
+        text = clean(raw)
+        first = text.lstrip()[:1]
+        if first and first in _BOX_CHARS:
+            body = text.lstrip()[1:].strip()
+            if not body or first != "\u2502":
+                flush_box()
+            else:
+                box.append((number, body, raw))
+            prev_joinable = False
+            continue
+        flush_box()
+        if (
+            prev_joinable
+            and out
+            and out[-1].raw.count("\n") < 20
+            and _continues(out[-1], prev_width, text)
+        ):
+            last = out[-1]
+            glue = "" if prev_width in WRAP_WIDTHS and text[:1].isalnum() and last.text[-1:].isalnum() else " "
+            out[-1] = Line(last.number, last.text + glue + text.strip(), last.raw + "\n" + raw)
+            prev_width = len(text)
+            continue
+        before = len(out)
+        out.extend(_expand(number, text, raw))
+        prev_joinable = len(out) == before + 1 and out[-1].text == text
+        prev_width = len(text)
+    flush_box()
+    return out

@@ -1,0 +1,70 @@
+"""Public data types of the symptom-matching engine.
+
+Plain dataclasses, no behaviour: the Django side builds :class:`Signature`
+objects from the knowledge base and reads :class:`MatchResult` back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Signature", "Evidence", "ArticleMatch", "MatchResult", "Line", "CONFIDENCE_LEVELS"]
+
+CONFIDENCE_LEVELS = ("high", "medium", "low")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One symptom of a KB article, as Kubernetes / AWS / tools print it."""
+
+    key: str
+    topic: str
+    language: str
+    text: str
+    pattern: str | None = None
+    weight: float = 1.0
+    kind: str = ""
+    cause: int | None = None
+
+
+@dataclass(frozen=True)
+class Line:
+    """One logical line of a paste after cleaning (see :mod:`reader`).
+
+    ``number`` is the 1-based number of the first physical line it came
+    from, ``text`` the cleaned text and ``raw`` the physical line(s) as
+    pasted (used for severity detection).
+    """
+
+    number: int
+    text: str
+    raw: str
+
+
+@dataclass
+class Evidence:
+    line: int
+    text: str
+    symptom: str
+    span: tuple[int, int]
+    how: str  # "phrase" | "pattern" | "fuzzy"
+
+
+@dataclass
+class ArticleMatch:
+    topic: str
+    language: str
+    score: float
+    confidence: str
+    evidence: list[Evidence] = field(default_factory=list)
+    captures: dict[str, str] = field(default_factory=dict)
+    cause: int | None = None
+    symptoms: list[str] = field(default_factory=list)
+
+
+@dataclass
+class MatchResult:
+    matches: list[ArticleMatch] = field(default_factory=list)
+    best: ArticleMatch | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
