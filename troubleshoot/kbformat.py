@@ -275,7 +275,7 @@ def parse_article(text: str, *, path: str = "") -> ArticleData:
     return ArticleData(
         slug=slug, title=title, language=language,
         summary=_str(meta.get("summary"), path=path, name="summary").strip(),
-        status=status, components=components,
+        status=status, components=sorted(components, key=str.lower),
         environment=_str(meta.get("environment"), path=path, name="environment").strip(),
         problem=problem, best_practices=best_practices,
         symptoms=symptoms, causes=causes, fixes=fixes, versions=versions, references=references,

@@ -24,6 +24,7 @@ ALLOWED_ATTRIBUTES = {
     "code": {"class"},
     "pre": {"class"},
     "mark": {"class", "title"},
+    "b": {"class"},
     "th": {"align"},
     "td": {"align"},
     "abbr": {"title"},

@@ -52,7 +52,7 @@ def article_to_data(article: Article) -> ArticleData:
         language=article.language,
         summary=article.summary,
         status=article.status,
-        components=[c.name for c in article.components.all()],
+        components=sorted((c.name for c in article.components.all()), key=str.lower),
         environment=article.environment,
         problem=article.problem,
         best_practices=article.best_practices,
@@ -169,6 +169,7 @@ def article_save(*, data: ArticleData, author: AbstractBaseUser | None = None, s
     Unchanged content is a no-op (no revision, no version bump): re-importing the same
     files changes nothing.
     """
+    data = dataclasses.replace(data, components=sorted(dict.fromkeys(data.components), key=str.lower))
     content = data_to_json(data)
     with transaction.atomic():
         article = Article.objects.select_for_update().filter(slug=data.slug, language=data.language).first()

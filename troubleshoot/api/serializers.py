@@ -112,3 +112,62 @@ class ArticleDetailSerializer(serializers.ModelSerializer):
 
     def get_url(self, obj: Article) -> str:
         return absolute(self.context.get("request"), obj.get_absolute_url())
+
+
+class MatchInput(serializers.Serializer):
+    text = serializers.CharField(allow_blank=False, trim_whitespace=False,
+                                 help_text="The pasted error text, logs or kubectl output.")
+    limit = serializers.IntegerField(required=False, default=5, min_value=1, max_value=20)
+    language = serializers.ChoiceField(choices=["en", "zh-hans"], required=False, default="en")
+
+    def validate_text(self, value: str) -> str:
+        if not value.strip():
+            raise serializers.ValidationError("The text is empty: paste the error message or logs to match.")
+        return value
+
+
+class EvidenceOut(serializers.Serializer):
+    line = serializers.IntegerField(help_text="1-based line number in the paste")
+    text = serializers.CharField(help_text="The line as pasted (cleaned of colour codes)")
+    symptom = serializers.CharField(help_text="Id of the symptom it matched")
+    span = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2,
+                                 help_text="[start, end) character offsets of the matched part of `text`")
+    how = serializers.CharField(help_text="phrase, pattern or fuzzy")
+
+
+class MatchCauseOut(serializers.Serializer):
+    number = serializers.IntegerField()
+    title = serializers.CharField()
+    body = serializers.CharField()
+
+
+class MatchFixOut(serializers.Serializer):
+    title = serializers.CharField()
+    body = serializers.CharField(help_text="Markdown; placeholders filled with values captured from the paste")
+    verify = serializers.CharField()
+    filled = serializers.ListField(child=serializers.CharField(), help_text="Names of the values filled in")
+
+
+class MatchOut(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    language = serializers.CharField()
+    url = serializers.CharField()
+    score = serializers.FloatField(help_text="0..1")
+    confidence = serializers.ChoiceField(choices=["high", "medium", "low"])
+    cause = MatchCauseOut(allow_null=True)
+    fix = MatchFixOut(allow_null=True)
+    evidence = EvidenceOut(many=True)
+    captures = serializers.DictField(child=serializers.CharField())
+
+
+class MatchStatsOut(serializers.Serializer):
+    lines = serializers.IntegerField()
+    templates = serializers.IntegerField()
+    ms = serializers.FloatField()
+
+
+class MatchResponse(serializers.Serializer):
+    matches = MatchOut(many=True)
+    best = MatchOut(allow_null=True, help_text="The top match when its confidence is at least medium, else null")
+    stats = MatchStatsOut()

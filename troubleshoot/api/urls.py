@@ -6,4 +6,5 @@ urlpatterns = [
     path("articles/", views.ArticleList.as_view(), name="api-articles"),
     path("articles/<slug:slug>/", views.ArticleDetail.as_view(), name="api-article"),
     path("components/", views.ComponentList.as_view(), name="api-components"),
+    path("match/", views.MatchView.as_view(), name="api-match"),
 ]

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from troubleshoot import selectors
-from troubleshoot.api.serializers import ArticleDetailSerializer, ArticleListSerializer, ComponentSerializer
+from troubleshoot.api.errors import PayloadTooLarge
+from troubleshoot.api.renderers import MarkdownRenderer
+from troubleshoot.api.serializers import (
+    ArticleDetailSerializer,
+    ArticleListSerializer,
+    ComponentSerializer,
+    MatchInput,
+    MatchResponse,
+)
+from troubleshoot.matching import InputTooLarge, match_payload, match_text
 from troubleshoot.models import Article
 from troubleshoot.search import articles_search
 
@@ -30,8 +41,6 @@ LIST_PARAMS = [
 def _language(request: Request) -> str | None:
     value = (request.query_params.get("language") or "").strip().lower()
     if value and value not in dict(settings.LANGUAGES):
-        from rest_framework.exceptions import ValidationError
-
         raise ValidationError({"language": f"'{value}' is not one of en, zh-hans"})
     return value or None
 
@@ -88,3 +97,54 @@ class ComponentList(generics.ListAPIView):
 
     def get_queryset(self):  # type: ignore[no-untyped-def]
         return selectors.components_with_counts()
+
+
+class StrictJSONMixin:
+    """Refuse bodies over the limit before parsing them (413 naming the limit)."""
+
+    max_bytes_setting = "MATCH_MAX_BYTES"
+
+    def initial(self, request: Request, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        limit = getattr(settings, self.max_bytes_setting)
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        # JSON escaping can double a paste's size; the text itself is checked exactly after parsing.
+        if length > 2 * limit + 65536:
+            raise PayloadTooLarge(f"The request body is {length} bytes; the limit for the text is {limit} bytes "
+                                  f"({self.max_bytes_setting}).")
+        super().initial(request, *args, **kwargs)  # type: ignore[misc]
+
+
+class MatchView(StrictJSONMixin, APIView):
+    """Match pasted text against the knowledge base."""
+
+    read_like = True
+    renderer_classes = [JSONRenderer, MarkdownRenderer]
+
+    @extend_schema(
+        request=MatchInput, responses={200: MatchResponse}, summary="Match error text to articles",
+        examples=[OpenApiExample(
+            "A FailedScheduling event",
+            value={"text": "Warning  FailedScheduling  2m  default-scheduler  0/3 nodes are available: 3 node(s) "
+                           "had untolerated taint {karpenter.sh/controller: true}.", "limit": 3, "language": "en"},
+            request_only=True)],
+        description="Returns the matching articles ranked best first, with the lines of the paste that matched, "
+                    "values captured from it, the most likely cause and its fix. `best` is null when no match "
+                    "is confident. Send `Accept: text/markdown` (or `?format=markdown`) for a chat-ready summary.",
+    )
+    def post(self, request: Request) -> Response:
+        if not isinstance(request.data, dict):
+            raise ValidationError({"non_field_errors": "Send a JSON object such as {\"text\": \"...\"}."})
+        text = request.data.get("text")
+        if text is not None and not isinstance(text, str):
+            raise ValidationError({"text": f"must be a string, got {type(text).__name__}"})
+        serializer = MatchInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            outcome = match_text(text=data["text"], limit=data["limit"], language=data["language"])
+        except InputTooLarge as exc:
+            raise PayloadTooLarge(str(exc)) from None
+        return Response(match_payload(outcome, request=request))
