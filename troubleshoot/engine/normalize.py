@@ -35,7 +35,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["normalize", "normalize_cached", "PLACEHOLDER_RE"]
+__all__ = ["normalize", "normalize_cached", "clear_cache", "PLACEHOLDER_RE"]
 
 PLACEHOLDER_RE = re.compile(r"<[a-z]+>")
 
@@ -103,7 +103,7 @@ _DUR = re.compile(
 )
 _QTY = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:ki|mi|gi|ti|pi|k|g|t)\b")
 _REQ_ID = re.compile(r"\b(request[ _-]?id\s*[:=]?\s*)\"?(?!<)[\w-]{6,}\"?")
-_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?:-[a-z0-9.]+)?(?![\w.])")
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?:-[a-z0-9.]+)*(?![\w.])")
 _NUM = re.compile(r"(?<![a-z0-9_])(?<![a-z]-)(?<!http/)[+-]?\d+(?:\.\d+)?(?![a-z0-9_])")
 _KEEP_BEFORE = re.compile(
     r"(?<![a-z])(?:exit code|exit status|exitcode|exit_code|status code|statuscode|status|code|"
@@ -169,17 +169,25 @@ def normalize(line: str) -> str:
         s = _POD_HASH.sub(r"\1-<hash>", s)
         s = _POD_SUFFIX.sub(r"\1-<hash>", s)
     s = _REQ_ID.sub(r"\1<id>", s)
+    s = _VERSION.sub("<ver>", s)
     s = _HEX.sub("<hex>", s)
     s = _ACCOUNT.sub("<account>", s)
     s = _COUNT.sub("(x<num> over <dur>)", s)
     s = _DUR.sub("<dur>", s)
     s = _QTY.sub("<qty>", s)
-    s = _VERSION.sub("<ver>", s)
     s = _NUM.sub(_num, s)
     return s
 
 
-@lru_cache(maxsize=65536)
-def normalize_cached(line: str) -> str:
-    """``normalize`` with a process-wide cache (repeated log lines are common)."""
+@lru_cache(maxsize=32768)
+def _cached(line: str) -> str:
     return normalize(line)
+
+
+def normalize_cached(line: str) -> str:
+    """``normalize`` with a process-wide cache for short lines (repeats are common)."""
+    return _cached(line) if len(line) <= 1024 else normalize(line)
+
+
+def clear_cache() -> None:
+    _cached.cache_clear()

@@ -166,9 +166,11 @@ def _continues(prev: Line, prev_width: int, nxt: str) -> bool:
     if not nxt.strip() or is_record_start(nxt) or not prev.text:
         return False
     tail = prev.text.rstrip()
+    if prev_width in WRAP_WIDTHS:
+        return True
     if tail.endswith((".", "!", "?", ":", ";", "}", ")", "]")) and not nxt[:1].islower():
         return False
-    if prev_width in WRAP_WIDTHS or tail.endswith((",", "(", "{", "[", "=", "&", "|", "\\")):
+    if tail.endswith((",", "(", "{", "[", "=", "&", "|", "\\")):
         return True
     if prev.text.count('"') % 2 == 1 and len(tail) >= 40:
         return True
