@@ -1,0 +1,147 @@
+"""Entry point: text in, ``Report`` out."""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from .analyzers import ANALYZERS
+from .describe_map import parse_describe
+from .models import Finding, Report, Section, severity_rank
+from .parse_tables import TABLE_PARSERS, ParseResult, command_namespace
+from .resources import Inventory
+from .splitter import command_words, split_sections
+from .structured import load_json, load_yaml, parse_structured
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[float, str], None]
+
+# flags of ``kubectl logs`` that take a value
+_LOG_FLAGS_WITH_VALUE = {"-n", "--namespace", "-c", "--container", "--tail", "--since",
+                         "--since-time", "-l", "--selector", "--context", "--max-log-requests",
+                         "--pod-running-timeout", "--kubeconfig", "--cluster", "--user"}
+
+
+def logs_target(command: str | None) -> str:
+    """Pod named by ``kubectl logs [flags] POD`` (``pod/x`` accepted)."""
+    words = command_words(command)
+    if len(words) < 2 or words[1] != "logs":
+        return ""
+    skip = False
+    for word in words[2:]:
+        if skip:
+            skip = False
+            continue
+        if word in _LOG_FLAGS_WITH_VALUE:
+            skip = True
+            continue
+        if word.startswith("-"):
+            continue
+        if "/" in word:
+            kind, _, name = word.partition("/")
+            return name if kind in ("pod", "pods", "po") else ""
+        return word
+    return ""
+
+
+def parse_section(section: Section) -> ParseResult:
+    fmt = section.format
+    if fmt in TABLE_PARSERS:
+        return TABLE_PARSERS[fmt](section.text, section.command)
+    if fmt == "describe":
+        return parse_describe(section.text, section.command)
+    if fmt in ("yaml", "json"):
+        docs = load_yaml(section.text) if fmt == "yaml" else load_json(section.text)
+        result = ParseResult()
+        if not docs:
+            result.unparsed.append(section.text)
+            return result
+        result.resources, result.events = parse_structured(docs)
+        if not result.resources and not result.events:
+            result.unparsed.append(section.text)
+        return result
+    result = ParseResult()
+    if fmt == "logs":
+        result.logs.append((command_namespace(section.command) or "",
+                            logs_target(section.command), section.text))
+    result.unparsed.append(section.text)
+    return result
+
+
+def dedupe(findings: list[Finding]) -> list[Finding]:
+    """One finding per (kind, namespace, name, problem) with merged evidence."""
+    merged: dict[tuple[str, str, str, str], Finding] = {}
+    for f in findings:
+        existing = merged.get(f.key)
+        if existing is None:
+            merged[f.key] = f
+            continue
+        existing.add_evidence(f.evidence)
+        if severity_rank(f.severity) < severity_rank(existing.severity):
+            existing.severity = f.severity
+        if len(f.detail) > len(existing.detail):
+            existing.detail = f.detail
+    return sorted(merged.values(),
+                  key=lambda f: (severity_rank(f.severity), f.kind, f.namespace, f.name, f.problem))
+
+
+def _notify(progress: Progress | None, fraction: float, message: str) -> None:
+    if progress is None:
+        return
+    try:
+        progress(fraction, message)
+    except Exception:  # a broken progress callback must not break the analysis
+        log.exception("progress callback failed")
+
+
+def analyze_text(text: str, *, progress: Progress | None = None) -> Report:
+    """Parse everything kubectl-like in ``text`` and run every analyser."""
+    if not isinstance(text, str):
+        text = str(text or "")
+    text = text.replace("\x00", "")
+    _notify(progress, 0.0, "starting")
+    try:
+        sections = split_sections(text)
+    except Exception:
+        log.exception("splitting failed")
+        sections = [Section(None, "text", 1, text)] if text.strip() else []
+    _notify(progress, 0.2, f"split into {len(sections)} section(s)")
+
+    inv = Inventory()
+    unparsed: list[str] = []
+    event_count = 0
+    for section in sections:
+        try:
+            result = parse_section(section)
+        except Exception:
+            log.exception("parsing a %s section failed", section.format)
+            unparsed.append(section.text)
+            continue
+        for res in result.resources:
+            inv.add(res)
+        for event in result.events:
+            inv.add_event(event)
+        event_count += len(result.events)
+        event_count += sum(len(r.events) for r in result.resources)
+        inv.log_texts.extend(result.logs)
+        unparsed.extend(u for u in result.unparsed if u.strip())
+    inv.resolve_namespaces()
+    _notify(progress, 0.6, f"parsed {len(inv)} object(s)")
+
+    findings: list[Finding] = []
+    for name, analyzer in ANALYZERS:
+        try:
+            findings.extend(analyzer(inv))
+        except Exception:
+            log.exception("analyser %s failed", name)
+    findings = dedupe(findings)
+    _notify(progress, 0.9, f"{len(findings)} finding(s)")
+
+    resources = inv.counts()
+    if event_count:
+        resources["Event"] = event_count
+    report = Report(sections=sections, findings=findings, resources=resources,
+                    unparsed_text="\n".join(unparsed))
+    _notify(progress, 1.0, "done")
+    return report
