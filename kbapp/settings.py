@@ -232,5 +232,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DJANGO_LOG_LEVEL", "INFO")},
-    "loggers": {"django.request": {"level": "ERROR"}, "jieba": {"level": "WARNING"}},
+    "loggers": {"django.request": {"level": "ERROR"}, "jieba": {"level": "WARNING"},
+                "celery.app.trace": {"level": "WARNING"}, "kombu": {"level": "WARNING"}},
 }

@@ -140,7 +140,8 @@ class MatchView(StrictJSONMixin, APIView):
         text = request.data.get("text")
         if text is not None and not isinstance(text, str):
             raise ValidationError({"text": f"must be a string, got {type(text).__name__}"})
-        serializer = MatchInput(data=request.data)
+        # Stray NUL bytes turn up in real log files; they carry nothing, so drop them.
+        serializer = MatchInput(data={**request.data, **({"text": text.replace("\x00", "")} if text else {})})
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         try:
