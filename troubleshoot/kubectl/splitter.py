@@ -49,7 +49,7 @@ _FORMAT_BY_COLUMNS = (
 
 def prompt_command(line: str) -> tuple[bool, str | None]:
     """(is_prompt, command) for one line."""
-    if "$" in line or "%" in line or "➜" in line or "PS" in line or "]" in line:
+    if "$" in line or "#" in line or "➜" in line or "PS" in line or "]" in line:
         m = _PROMPT.match(line)
         if m:
             cmd = m.group("cmd")

@@ -19,7 +19,7 @@ _PAIRS = {
 }
 _FREE_TEXT = {"MESSAGE", "Message", "MESSAGES"}
 _WORD = re.compile(r"\S+")
-_HEADER_WORD = re.compile(r"^[A-Z][A-Z0-9_()./-]*$")
+_HEADER_WORD = re.compile(r"^[A-Z][A-Z0-9_()./%-]*(?:\([a-z]+\)%?)?$")
 _DESCRIBE_HEADER_WORD = re.compile(r"^[A-Z][A-Za-z]*$")
 _DASHES = re.compile(r"^\s*-{2,}(\s+-{2,})*\s*$")
 

@@ -93,10 +93,8 @@ def untolerated(taints: Iterable[Taint], tolerations: Iterable[Toleration],
 # ----------------------------------------------------------------- parsing
 
 _TAINT_TEXT = re.compile(r"^(?P<key>[^=:\s]+)(?:=(?P<value>[^:\s]*))?(?::(?P<effect>\w+))?$")
-_TOL_TEXT = re.compile(
-    r"^(?P<key>[^=:\s]*)(?:=(?P<value>[^:\s]*))?(?::(?P<effect>\w+))?"
-    r"\s*(?P<exists>op=Exists)?(?:\s+for\s+(?P<seconds>\d+)s)?$"
-)
+_TOL_TEXT = re.compile(r"^(?P<key>[^=:\s]*)(?:=(?P<value>[^:\s]*))?(?::(?P<effect>\w+))?$")
+_TOL_SECONDS = re.compile(r"\s+for\s+(\d+)s$")
 
 
 def parse_taint_text(text: str) -> Taint | None:
@@ -116,11 +114,18 @@ def parse_toleration_text(text: str) -> Toleration | None:
     text = text.strip()
     if not text or text in ("<none>", "<nil>"):
         return None
+    seconds = None
+    m = _TOL_SECONDS.search(text)
+    if m:
+        seconds = int(m.group(1))
+        text = text[: m.start()]
+    operator = "Equal"
+    if text.endswith("op=Exists"):
+        operator = "Exists"
+        text = text[: -len("op=Exists")].rstrip()
     m = _TOL_TEXT.match(text)
     if not m:
         return None
-    seconds = int(m["seconds"]) if m["seconds"] else None
-    operator = "Exists" if m["exists"] else "Equal"
     return Toleration(m["key"] or "", operator, m["value"] or "", m["effect"] or "", seconds)
 
 

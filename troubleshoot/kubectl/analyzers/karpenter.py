@@ -75,8 +75,8 @@ def _not_ready(res: Resource) -> list[Finding]:
                          res.evidence[:1] + event_lines(res.warning_events(), 3), "critical")]
         return []
     reasons = [_cond_text(c) for c in failing]
-    if ready is not None and ready.status != "True" and (ready.message or not reasons):
-        reasons.insert(0, _cond_text(ready))
+    if ready is not None and ready.status != "True" and not reasons:
+        reasons.append(_cond_text(ready))
     detail = f"{res.kind} {res.name} is not Ready: " + "; ".join(reasons) + "."
     if res.kind == "NodePool":
         detail += " Karpenter will not launch nodes from it until this is fixed."
