@@ -97,7 +97,7 @@ TOKENS = [
 ]
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(TOKENS), max_size=12), st.sampled_from([" ", "", "  ", "-", ":", "/", "."]))
 def test_idempotent_on_log_like_text(parts: list[str], sep: str) -> None:
     s = sep.join(parts)

@@ -250,7 +250,9 @@ class PhraseIndex:
         return kid
 
     def idf(self, token: str) -> float:
-        return math.log(1.0 + self.n_topics / self._df.get(token, 1)) / self.idf_max
+        """Normalised IDF (0..1] of a token across topics; unseen tokens get 1."""
+        tok = token.strip(_TOKEN_STRIP)
+        return math.log(1.0 + self.n_topics / self._df.get(tok, 1)) / self.idf_max
 
     # ------------------------------------------------------------- scanning
 

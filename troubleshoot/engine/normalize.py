@@ -39,6 +39,25 @@ __all__ = ["normalize", "normalize_cached", "clear_cache", "PLACEHOLDER_RE"]
 
 PLACEHOLDER_RE = re.compile(r"<[a-z]+>")
 
+_LEFT = r"(?<![\w>])"  # placeholders count as word characters at boundaries,
+_RIGHT = r"(?![\w<])"  # so masking a neighbour never changes what matches next time
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    """Compile with every ``\\b`` turned into a placeholder-aware boundary."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("\\b", i):
+            nxt = pattern[i + 2 : i + 3]
+            out.append(_RIGHT if nxt in ("", ")", "|", "?") else _LEFT)
+            i += 2
+        else:
+            out.append(pattern[i])
+            i += 1
+    return re.compile("".join(out))
+
+
 _PUNCT = str.maketrans(
     {
         "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
@@ -52,59 +71,59 @@ _PUNCT = str.maketrans(
 _WS = re.compile(r"\s+")
 _HAS_DIGIT = re.compile(r"\d").search
 
-_ARN = re.compile(
+_ARN = _rx(
     r"\barn:(aws[a-z-]*):([a-z0-9-]+):([a-z0-9-]*|<region>):(\d{12}|<account>)?:"
     r"([^\s\"',;)}\]]+)"
 )
 _TS = [
-    re.compile(
+    _rx(
         r"\b\d{4}-\d{2}-\d{2}(?:[t ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
         r"(?:z\b|[+-]\d{2}:?\d{2}\b)?)?(?:\s?utc\b)?"
     ),
-    re.compile(r"\b[iwef]\d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)?"),
-    re.compile(
+    _rx(r"\b[iwef]\d{4} \d{1,2}:\d{2}:\d{2}(?:\.\d+)?"),
+    _rx(
         r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]* \d{1,2},? "
         r"(?:\d{4} )?\d{1,2}:\d{2}:\d{2}(?:\.\d+)?"
     ),
-    re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:z\b)?"),
+    _rx(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?:z\b)?"),
 ]
-_SHA = re.compile(r"\bsha(256|512|1):[0-9a-f]{32,}\b")
-_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
-_NODE = re.compile(
+_SHA = _rx(r"\bsha(256|512|1):[0-9a-f]{32,}\b")
+_UUID = _rx(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
+_NODE = _rx(
     r"\b(?:ip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}|i-[0-9a-f]{8,17})"
     r"(?:\.[a-z0-9-]+)*?\.(?:compute\.internal|ec2\.internal|compute\.amazonaws\.com)\b"
     r"|\bip-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b"
 )
-_AWS_ID = re.compile(
+_AWS_ID = _rx(
     r"\b(i|ami|eni|subnet|sg|vol|lt|snap|vpc|igw|nat|rtb|acl|eipalloc|vpce|tgw|fleet|sir|"
     r"cr|lc|eni-attach|dopt|pcx)-(?=[0-9a-f]*\d)[0-9a-f]{8,17}\b"
 )
-_IPV4 = re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?(?::\d{1,5})?\b")
-_IPV6 = re.compile(
-    r"\[?(?<![\w:.])(?=[0-9a-f:]*\d)(?:"
+_IPV4 = _rx(r"\b\d{1,3}(?:\.\d{1,3}){3}(?:/\d{1,2})?(?::\d{1,5})?\b")
+_IPV6 = _rx(
+    r"\[?(?<![\w:.>])(?=[0-9a-f:]*\d)(?:"
     r"(?:[0-9a-f]{1,4}:){3,7}[0-9a-f]{1,4}"
     r"|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,5})?"
     r"|::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){0,6})"
-    r")(?![\w:])(?:\]:\d{1,5}\b|\])?"
+    r")(?![\w:<])(?:\]:\d{1,5}\b|\])?"
 )
-_POD_HASH = re.compile(
+_POD_HASH = _rx(
     r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)*?)-[bcdfghjklmnpqrstvwxz2456789]{6,10}"
-    r"-[bcdfghjklmnpqrstvwxz2456789]{5}(?![a-z0-9])"
+    r"-[bcdfghjklmnpqrstvwxz2456789]{5}(?![a-z0-9<])"
 )
-_POD_SUFFIX = re.compile(
+_POD_SUFFIX = _rx(
     r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)*?)-(?=[bcdfghjklmnpqrstvwxz]{0,4}[2456789])"
-    r"[bcdfghjklmnpqrstvwxz2456789]{5}(?![a-z0-9.])"
+    r"[bcdfghjklmnpqrstvwxz2456789]{5}(?![a-z0-9.<])"
 )
-_HEX = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,}\b")
-_ACCOUNT = re.compile(r"(?<![\w.])\d{12}(?!\w)")
-_COUNT = re.compile(r"\(x\d+ over [^)]*\)")
-_DUR = re.compile(
-    r"(?<![\w.])\d+(?:\.\d+)?(?:ns|us|\u00b5s|ms|s|m|h|d)(?:\d+(?:\.\d+)?(?:ns|us|\u00b5s|ms|s|m|h))*\b"
+_HEX = _rx(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,}\b")
+_ACCOUNT = _rx(r"(?<![\w.>])\d{12}(?![\w<])")
+_COUNT = _rx(r"\(x\d+ over [^)]*\)")
+_DUR = _rx(
+    r"(?<![\w.>])\d+(?:\.\d+)?(?:ns|us|\u00b5s|ms|s|m|h|d)(?:\d+(?:\.\d+)?(?:ns|us|\u00b5s|ms|s|m|h))*\b"
 )
-_QTY = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:ki|mi|gi|ti|pi|k|g|t)\b")
-_REQ_ID = re.compile(r"\b(request[ _-]?id\s*[:=]?\s*)\"?(?!<)[\w-]{6,}\"?")
-_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?:-[a-z0-9.]+)*(?![\w.])")
-_NUM = re.compile(r"(?<![a-z0-9_])(?<![a-z]-)(?<!http/)[+-]?\d+(?:\.\d+)?(?![a-z0-9_])")
+_QTY = _rx(r"(?<![\w.>])\d+(?:\.\d+)?(?:ki|mi|gi|ti|pi|k|g|t)\b")
+_REQ_ID = _rx(r"\b(request[ _-]?id\s*[:=]?\s*)\"?(?!<)[\w-]{6,}\"?")
+_VERSION = _rx(r"(?<![\w.>])v?\d+(?:\.\d+){2,}(?:-[a-z0-9.]+)*(?![\w.<])")
+_NUM = _rx(r"(?<![a-z0-9_>])(?<![a-z]-)(?<!http/)[+-]?\d+(?:\.\d+)?(?![a-z0-9_<])")
 _KEEP_BEFORE = re.compile(
     r"(?<![a-z])(?:exit code|exit status|exitcode|exit_code|status code|statuscode|status|code|"
     r"http|errno|signal|returned)[\s:=(\"']*$"

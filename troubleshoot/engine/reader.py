@@ -175,6 +175,8 @@ def _continues(prev: Line, prev_width: int, nxt: str) -> bool:
     if prev.text.count('"') % 2 == 1 and len(tail) >= 40:
         return True
     stripped = nxt.lstrip()
+    if is_record_start(prev.raw):  # a log record continues only through a hard wrap
+        return False
     return len(tail) >= 60 and tail[-1:] not in ".!?" and stripped[:1].islower()
 
 

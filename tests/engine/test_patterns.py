@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import time
+
+from troubleshoot.engine.patterns import PatternSet, required_literal, validate_pattern
+from troubleshoot.engine.types import Signature
+
+TAINT_PATTERN = r"(?P<count>\d+) node\(s\) had untolerated taint \{(?P<key>[^:}]+):\s?(?P<value>[^}]*)\}"
+
+
+def test_required_literal() -> None:
+    assert required_literal(TAINT_PATTERN) == "node(s) had untolerated taint {"
+    assert required_literal(r'incompatible with nodepool "(?P<np>[^"]+)"') == 'incompatible with nodepool "'
+    assert required_literal(r"foo|bar") is None  # top-level alternation: no single literal
+    assert required_literal(r"(?x) spaced out") is None
+    assert required_literal(r"Exit Codes?: (?P<code>\d+)") == "exit code"
+
+
+def test_validate_pattern_reports_problems() -> None:
+    assert validate_pattern(TAINT_PATTERN) is None
+    assert "invalid regular expression" in (validate_pattern(r"(?P<x>unclosed") or "")
+    assert "no named groups" in (validate_pattern(r"just text") or "")
+    assert validate_pattern(r"just text", require_groups=False) is None
+    assert "empty string" in (validate_pattern(r"(?P<x>a*)") or "")
+    t0 = time.perf_counter()
+    slow = validate_pattern(r"(?P<x>(a|aa)+)$")
+    assert slow is not None and "too slow" in slow
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_pattern_captures_named_groups_case_insensitively() -> None:
+    ps = PatternSet([Signature("k", "t", "en", "x", pattern=TAINT_PATTERN)])
+    found = ps.run(0, "0/3 nodes are available: 3 NODE(S) had untolerated taint {karpenter.sh/controller: true}.")
+    assert found is not None
+    span, caps = found
+    assert caps == {"count": "3", "key": "karpenter.sh/controller", "value": "true"}
+    assert span[0] == len("0/3 nodes are available: ")
+
+
+def test_catastrophic_pattern_returns_quickly_and_is_disabled() -> None:
+    ps = PatternSet([Signature("k", "t", "en", "x", pattern=r"(?P<x>(a|aa)+)$")], timeout=0.05)
+    t0 = time.perf_counter()
+    assert ps.run(0, "a" * 60 + "b") is None
+    assert time.perf_counter() - t0 < 0.2
+    assert 0 in ps.disabled
+    t0 = time.perf_counter()
+    assert ps.run(0, "a" * 60 + "b") is None  # skipped from now on
+    assert time.perf_counter() - t0 < 0.01
+
+
+def test_invalid_pattern_is_skipped_not_fatal() -> None:
+    ps = PatternSet([Signature("k", "t", "en", "x", pattern="(unclosed"), Signature("k2", "t", "en", "y", pattern="ok (?P<v>\\d+)")])
+    assert 0 in ps.errors and 0 not in ps.compiled
+    assert ps.run(1, "OK 42") == ((0, 5), {"v": "42"})
+
+
+def test_prefilter_finds_only_lines_with_the_literal() -> None:
+    sigs = [
+        Signature("a", "t", "en", "x", pattern=TAINT_PATTERN),
+        Signature("b", "u", "en", "y", pattern=r'incompatible with nodepool "(?P<np>[^"]+)"'),
+    ]
+    ps = PatternSet(sigs)
+    texts = ["nothing here", 'Failed to schedule pod, INCOMPATIBLE with nodepool "default"', "1 node(s) had untolerated taint {a: b}"]
+    assert ps.prefilter_many(texts) == {1: {1}, 2: {0}}
+    assert ps.prefilter(texts[2]) == {0}
