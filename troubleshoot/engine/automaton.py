@@ -68,6 +68,7 @@ VALUE_WEIGHT = 0.35  # share of an example value (inside {} or "") in the covera
 MAX_RUN = 6  # fragments longer than this many tokens are split into runs of RUN tokens
 RUN = 4
 GATE_DF = 64  # a key shared by more topics than this cannot nominate a candidate
+SPEC_MASS = 1.2  # IDF mass (in rare-word units) a signature needs for full specificity
 GENERIC_TOPIC_SHARE = 0.4  # a token in more than this share of topics is generic (N >= 20)
 
 _SEP = re.compile(
@@ -211,6 +212,7 @@ class PhraseIndex:
                 info.generic = True
                 keep = plist or glist
             spec_num = spec_den = 0.0
+            seen_tokens: set[str] = set()
             for p, value in keep:
                 toks = _tokens(p)
                 w = sum(idf(t) for t in toks) * (VALUE_WEIGHT if value else 1.0)
@@ -220,11 +222,13 @@ class PhraseIndex:
                 info.frags.append(Fragment(p, value, w, kid))
                 if not value:
                     for t in toks:
-                        if t not in STOPWORDS:
+                        if t not in STOPWORDS and t not in seen_tokens:
+                            seen_tokens.add(t)
                             spec_num += idf(t) / self.idf_max
                             spec_den += 1
             info.total = sum(f.weight for f in info.frags)
-            info.specificity = (spec_num / spec_den) if spec_den else 0.3
+            # mean rarity of its words, scaled down when it has little content at all
+            info.specificity = (spec_num / spec_den) * min(1.0, spec_num / SPEC_MASS) if spec_den else 0.2
             if info.generic:
                 info.specificity *= 0.5
             if len(norm) >= 8:

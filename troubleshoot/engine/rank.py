@@ -7,7 +7,9 @@ Per symptom (signature) hit::
               | 0.85 * fuzzy strength      (fuzzy strength >= 0.72)
     symptom   = strength ** 1.3
               * g(weight)                  g(w) = min(1, 0.25 + 0.6 * w)
-              * (0.7 + 0.3 * specificity)  mean normalised IDF of its words
+              * (0.55 + 0.45 * specificity)
+                        specificity = mean normalised IDF of its distinct words
+                                      * min(1, their IDF mass / 1.2)
               * severity weight            error/warning 1.0, neutral .96, info/debug .9
 
 Per article: the best symptom, plus corroboration from other distinct
@@ -82,7 +84,8 @@ def weight_factor(weight: float) -> float:
 
 def symptom_score(strength: float, weight: float, specificity: float, severity: int) -> float:
     s = max(0.0, min(1.0, strength)) ** 1.3
-    return s * weight_factor(weight) * (0.7 + 0.3 * max(0.0, min(1.0, specificity))) * _SEVERITY.get(severity, 0.96)
+    spec = 0.55 + 0.45 * max(0.0, min(1.0, specificity))
+    return s * weight_factor(weight) * spec * _SEVERITY.get(severity, 0.96)
 
 
 def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_only: bool = False) -> float:
