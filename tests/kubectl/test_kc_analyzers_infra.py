@@ -51,10 +51,15 @@ kind: Node
 metadata: {name: ip-10-0-9-9.eu-west-1.compute.internal}
 status:
   conditions:
-  - {type: MemoryPressure, status: "True", reason: KubeletHasInsufficientMemory, message: kubelet has insufficient memory available}
-  - {type: PIDPressure, status: "True", reason: KubeletHasInsufficientPID, message: kubelet has insufficient PID available}
+  - {type: MemoryPressure, status: "True", reason: KubeletHasInsufficientMemory,
+     message: kubelet has insufficient memory available}
+  - {type: PIDPressure, status: "True", reason: KubeletHasInsufficientPID,
+     message: kubelet has insufficient PID available}
   - {type: NetworkUnavailable, status: "True", reason: NoRouteCreated, message: Node created without a route}
-  - {type: Ready, status: "False", reason: KubeletNotReady, message: "PLEG is not healthy: pleg was last seen active 3m5.1s ago; threshold is 3m0s"}
+  - type: Ready
+    status: "False"
+    reason: KubeletNotReady
+    message: "PLEG is not healthy: pleg was last seen active 3m5.1s ago; threshold is 3m0s"
 """
     got = {f.problem: f for f in findings(text)}
     assert set(got) == {"Node.MemoryPressure", "Node.PIDPressure", "Node.NetworkUnavailable", "Node.NotReady"}
@@ -164,7 +169,8 @@ kind: EC2NodeClass
 metadata: {name: default}
 status:
   conditions:
-  - {type: ValidationSucceeded, status: "False", reason: ValidationFailed, message: "unauthorized operation: ec2:RunInstances"}
+  - {type: ValidationSucceeded, status: "False", reason: ValidationFailed,
+     message: "unauthorized operation: ec2:RunInstances"}
   - {type: Ready, status: "False", reason: UnhealthyDependents, message: ValidationSucceeded=False}
 """
     (f,) = findings(text)
@@ -227,8 +233,14 @@ items:
   status:
     availableReplicas: 0
     conditions:
-    - {type: Progressing, status: "False", reason: ProgressDeadlineExceeded, message: ReplicaSet "api-5d8c" has timed out progressing.}
-    - {type: ReplicaFailure, status: "True", reason: FailedCreate, message: 'pods "api-5d8c-" is forbidden: exceeded quota: compute-quota, requested: limits.cpu=2, used: limits.cpu=8, limited: limits.cpu=8'}
+    - {type: Progressing, status: "False", reason: ProgressDeadlineExceeded,
+       message: ReplicaSet "api-5d8c" has timed out progressing.}
+    - type: ReplicaFailure
+      status: "True"
+      reason: FailedCreate
+      message: >-
+        pods "api-5d8c-" is forbidden: exceeded quota: compute-quota,
+        requested: limits.cpu=2, used: limits.cpu=8, limited: limits.cpu=8
 - kind: Event
   type: Warning
   reason: FailedCreate

@@ -100,11 +100,13 @@ def test_taint_effect_unknown_is_said_so():
 
 
 def test_stale_scheduling_events_on_running_pod_are_ignored():
-    text = ("NAMESPACE   NAME    READY   STATUS    RESTARTS   AGE   IP         NODE   NOMINATED NODE   READINESS GATES\n"
+    text = ("NAMESPACE   NAME    READY   STATUS    RESTARTS   AGE   IP         NODE   NOMINATED NODE   "
+            "READINESS GATES\n"
             "default     web-1   1/1     Running   0          5m    10.0.1.2   n1     <none>           <none>\n"
             "\n"
             "NAMESPACE   LAST SEEN   TYPE      REASON             OBJECT      MESSAGE\n"
-            "default     5m          Warning   FailedScheduling   pod/web-1   0/1 nodes are available: 1 Insufficient cpu.\n")
+            "default     5m          Warning   FailedScheduling   pod/web-1   0/1 nodes are available: "
+            "1 Insufficient cpu.\n")
     assert not findings(text)
 
 
@@ -128,7 +130,9 @@ apiVersion: v1
 kind: Event
 type: Warning
 reason: FailedScheduling
-message: '0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.'
+message: >-
+  0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.
+  preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.
 involvedObject: {kind: Pod, name: db-0, namespace: data}
 """
     (f,) = findings(text, "FailedScheduling.UnboundPVC")

@@ -108,7 +108,8 @@ status:
 
 
 def test_broken_yaml_document_is_skipped():
-    text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n---\nkey: [unclosed\n---\nkind: Node\nmetadata:\n  name: n\n"
+    text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n---\nkey: [unclosed\n---\n"
+            "kind: Node\nmetadata:\n  name: n\n")
     resources, _ = _parse_yaml(text)
     assert sorted(r.name for r in resources) == ["a", "n"]
 

@@ -25,10 +25,10 @@ class DNode:
     value: str
     indent: int
     line: str
-    children: list["DNode"] = field(default_factory=list)
+    children: list[DNode] = field(default_factory=list)
     table: bool = False
 
-    def child(self, key: str) -> "DNode | None":
+    def child(self, key: str) -> DNode | None:
         for node in self.children:
             if node.key == key:
                 return node

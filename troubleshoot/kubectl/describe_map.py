@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .describe import DescribeObject, DNode, parse_object, read_events_table, read_table, \
-    split_objects, to_plain
+from .describe import DescribeObject, DNode, parse_object, read_events_table, read_table, split_objects, to_plain
 from .parse_tables import ParseResult, command_namespace
 from .resources import Condition, Container, Event, Resource, canonical_kind
 from .splitter import command_words

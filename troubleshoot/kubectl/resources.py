@@ -8,8 +8,9 @@ findings are naturally de-duplicated.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from .taints import Taint, Toleration
 
@@ -72,7 +73,7 @@ class Container:
     restart_count: int | None = None
     evidence: list[str] = field(default_factory=list)
 
-    def merge(self, other: "Container", override: bool) -> None:
+    def merge(self, other: Container, override: bool) -> None:
         for name in ("image", "state", "reason", "message", "last_state", "last_reason",
                      "last_message"):
             new = getattr(other, name)
@@ -157,7 +158,7 @@ class Resource:
                 return
         self.events.append(event)
 
-    def merge(self, other: "Resource") -> None:
+    def merge(self, other: Resource) -> None:
         override = other.priority >= self.priority
         for name in ("status", "phase", "reason", "message", "node_name", "ready"):
             new = getattr(other, name)

@@ -8,7 +8,8 @@ those fields read in the YAML itself.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import yaml
 

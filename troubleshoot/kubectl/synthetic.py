@@ -162,7 +162,7 @@ class _Gen:
 
     def nodeclaims_json(self) -> list[str]:
         items = []
-        for i in range(3):
+        for _ in range(3):
             items.append({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
                           "metadata": {"name": f"default-{self._suffix(5)}"},
                           "status": {"conditions": [

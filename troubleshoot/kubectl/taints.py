@@ -12,8 +12,9 @@ The matching follows the Kubernetes API semantics:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 BLOCKING_EFFECTS = frozenset({"NoSchedule", "NoExecute"})
 EFFECTS = frozenset({"NoSchedule", "PreferNoSchedule", "NoExecute"})
