@@ -8,8 +8,9 @@ Celery task or a test without settings.
     >>> [f.problem for f in report.findings]
 """
 
+from .codes import PROBLEM_CODES
 from .engine import analyze_text
 from .models import Finding, Report, Section
 from .splitter import split_sections
 
-__all__ = ["Finding", "Report", "Section", "analyze_text", "split_sections"]
+__all__ = ["PROBLEM_CODES", "Finding", "Report", "Section", "analyze_text", "split_sections"]

@@ -141,11 +141,12 @@ def _config_findings(pod: Resource, items: list[tuple[Container | None, str]]) -
 def _crash_findings(pod: Resource, items: list[tuple[Container | None, str]]) -> list[Finding]:
     crashing = [c for c, r in items if r == "CrashLoopBackOff"]
     oom_status = pod.status == "OOMKilled" and (pod.restarts or 0) > 0
-    if not crashing and not oom_status:
-        return []
     liveness = [e for e in pod.events if e.reason == "Unhealthy"
                 and re.search(r"(liveness|startup) probe failed", e.message, re.I)]
     backoff = [e for e in pod.events if e.reason == "BackOff" and "restarting" in e.message]
+    events_only = only_from_events(pod) and bool(backoff)
+    if not crashing and not oom_status and not events_only:
+        return []
     findings: dict[str, Finding] = {}
     targets: list[Container | None] = crashing or [None]
     for c in targets:
@@ -174,7 +175,7 @@ def _crash_findings(pod: Resource, items: list[tuple[Container | None, str]]) ->
         if code in findings:
             findings[code].add_evidence(evidence)
         else:
-            findings[code] = make(pod, code, detail, evidence, "critical")
+            findings[code] = make(pod, code, detail, evidence, "warning" if events_only else "critical")
     return list(findings.values())
 
 

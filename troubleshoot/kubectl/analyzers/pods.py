@@ -49,6 +49,19 @@ def _mounts(pod: Resource) -> list[Finding]:
                  pod.evidence[:1] + event_lines(events, 4), "critical")]
 
 
+def _sandbox(pod: Resource) -> list[Finding]:
+    events = [e for e in pod.events if e.is_warning and e.reason == "FailedCreatePodSandBox"]
+    if not events or (pod.phase == "Running" and not only_from_events(pod)):
+        return []
+    message = events[-1].message
+    hint = ""
+    if "assign an IP address" in message or "ipamd" in message.lower() or "no available IP" in message:
+        hint = " The VPC CNI could not give the pod an IP address (subnet or ENI IPs exhausted, or ipamd down)."
+    return [make(pod, "Pod.SandboxCreationFailed",
+                 f"Pod {ref(pod)} cannot get its sandbox created: {message[:300]}{hint}",
+                 pod.evidence[:1] + event_lines(events, 3), "critical")]
+
+
 def _terminating(pod: Resource) -> list[Finding]:
     if not pod.deleting:
         return []
@@ -63,5 +76,6 @@ def analyze(inv: Inventory) -> list[Finding]:
         findings += _evicted(pod)
         findings += _readiness(pod)
         findings += _mounts(pod)
+        findings += _sandbox(pod)
         findings += _terminating(pod)
     return findings
