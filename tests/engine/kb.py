@@ -15,6 +15,9 @@ ICE = "insufficient-instance-capacity"
 TF_SUBNETS = "eks-nodegroup-subnets"
 IMAGE = "image-pull-backoff"
 PROBE = "readiness-probe-failed"
+CNI_PANIC = "aws-node-nil-pointer"
+WEBHOOK = "karpenter-webhook-timeout"
+HELM_CRD = "helm-karpenter-crd-exists"
 
 
 def S(topic: str, n: int, text: str, *, lang: str = "en", **kw: object) -> Signature:
@@ -67,4 +70,17 @@ SIGNATURES: list[Signature] = [
       pattern=r'Failed to pull image "(?P<image>[^"]+)"'),
     S(IMAGE, 1, "Back-off pulling image", weight=0.6, kind="event"),
     S(PROBE, 0, "Readiness probe failed: HTTP probe failed with statuscode: 503", kind="event"),
+    S(CNI_PANIC, 0,
+      "panic: runtime error: invalid memory address or nil pointer dereference [signal SIGSEGV: "
+      "segmentation violation code=0x1 addr=0x0 pc=0x1a2b3c4]", kind="log"),
+    S(CNI_PANIC, 1, "github.com/aws/amazon-vpc-cni-k8s/pkg/ipamd.(*IPAMContext).nodeInit", weight=1.5, kind="log"),
+    S(WEBHOOK, 0,
+      'Internal error occurred: failed calling webhook "validation.webhook.karpenter.sh": failed to call webhook: '
+      'Post "https://karpenter.kube-system.svc:8443/validation?timeout=10s": context deadline exceeded',
+      kind="cli", pattern=r'failed calling webhook "(?P<webhook>[^"]+)"'),
+    S(HELM_CRD, 0,
+      "Error: INSTALLATION FAILED: Unable to continue with install: CustomResourceDefinition "
+      '"nodepools.karpenter.sh" in namespace "" exists and cannot be imported into the current release: '
+      'invalid ownership metadata; label validation error: missing key "app.kubernetes.io/managed-by"',
+      kind="cli"),
 ]

@@ -157,6 +157,9 @@ UNRELATED = {
     "npm": "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! Found: react@18.2.0",
     "go": "panic: runtime error: index out of range [5] with length 3\n\ngoroutine 1 [running]:\n"
           "main.main()\n\t/tmp/sandbox/prog.go:8 +0x1d\nexit status 2",
+    "go_nil": "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: "
+              "segmentation violation code=0x1 addr=0x0 pc=0x48f2a1]\n\ngoroutine 1 [running]:\nmain.main()\n"
+              "\t/tmp/sandbox/prog.go:9 +0x1d\nexit status 2",
     "helm": "Error: INSTALLATION FAILED: cannot re-use a name that is still in use\n"
             "Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress",
     "prose": "Hello team, the deploy went fine yesterday, can someone check the dashboard? Thanks!",
@@ -168,6 +171,14 @@ def test_unrelated_errors_give_no_confident_match(matcher: Matcher, name: str) -
     result = matcher.match(UNRELATED[name])
     assert result.best is None, (name, result.matches)
     assert all(m.score < MEDIUM for m in result.matches)
+
+
+def test_go_panic_needs_the_distinctive_frame(matcher: Matcher) -> None:
+    cni = UNRELATED["go_nil"].replace(
+        "main.main()", "github.com/aws/amazon-vpc-cni-k8s/pkg/ipamd.(*IPAMContext).nodeInit(0xc000123456)"
+    )
+    best = matcher.match(cni).best
+    assert best is not None and best.topic == kb.CNI_PANIC
 
 
 def test_language_preference_and_fallback(matcher: Matcher) -> None:
@@ -187,7 +198,7 @@ def test_recall_is_used_only_without_signature_hits_and_is_always_low(matcher: M
         return [("coredns-timeouts", 12.5), ("vpc-cni-ip-exhaustion", 5.0)]
 
     result = matcher.match("E0521 10:00:00.1 1 dns.go:1] lookup kubernetes.default.svc: i/o timeout", recall=recall)
-    assert calls and "i/o timeout" in calls[0][0] and calls[0][1] == 5
+    assert calls and calls[0][0].startswith("lookup kubernetes.default.svc: i/o timeout") and calls[0][1] == 5
     assert [m.topic for m in result.matches] == ["coredns-timeouts", "vpc-cni-ip-exhaustion"]
     assert all(m.confidence == "low" and m.score <= 0.3 for m in result.matches)
     assert result.best is None

@@ -19,6 +19,7 @@ from troubleshoot.engine.normalize import normalize, normalize_cached
         ("uid 5f2c1b7e-1111-2222-3333-444455556666", "uid <uuid>"),
         ("image@sha256:" + "ab" * 32, "image@sha256:<hex>"),
         ("commit 1072d3b", "commit <hex>"),
+        ("pc=0x48f2a1 addr=0x0", "pc=<hex> addr=<hex>"),
         ("dial tcp 10.0.1.2:443: i/o timeout", "dial tcp <ip>: i/o timeout"),
         ("peer [fd00:ec2::23]:443 refused", "peer <ip> refused"),
         ("cidr 10.0.0.0/16", "cidr <ip>"),

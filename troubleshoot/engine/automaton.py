@@ -57,11 +57,21 @@ GENERIC_PHRASES = frozenset(
         "api error",
         "retrying",
         "context deadline exceeded",
+        # language runtimes: every program can print these
+        "invalid memory address or nil pointer dereference",
+        "segmentation violation",
+        "signal sigsegv",
+        "goroutine",
+        "index out of range",
+        "traceback (most recent call last)",
+        "exception in thread",
+        "java.lang.nullpointerexception",
+        "npm err!",
     }
 )
 STOPWORDS = frozenset(
     "a an the of to in on for and or is are was were be been by at as that this these it its "
-    "from with not no yes true false nil null none all any into than then there their your you "
+    "from with not no yes true false nil null none all any into than then there their your you code addr pc "
     "we our has have had do does did can will would should could may might must so if else".split()
 )
 VALUE_WEIGHT = 0.35  # share of an example value (inside {} or "") in the coverage
@@ -175,8 +185,9 @@ class PhraseIndex:
         self.key_gate: list[bool] = []
         self._key_id: dict[str, int] = {}
         norms = [normalize(s.text) for s in signatures]
-        pieces = [[(r, v) for p, v in fragments(n) if p not in self.generic for r in runs(p) if _useful(r)] for n in norms]
-        generic_pieces = [[(r, v) for p, v in fragments(n) if p in self.generic for r in runs(p) if _useful(r)] for n in norms]
+        split = [fragments(n) for n in norms]
+        pieces = [[(r, v) for p, v in f if not self._generic(p) for r in runs(p) if _useful(r)] for f in split]
+        generic_pieces = [[(r, v) for p, v in f if self._generic(p) for r in runs(p) if _useful(r)] for f in split]
 
         topic_tokens: dict[str, set[str]] = {}
         for sig, plist in zip(signatures, pieces):
@@ -242,6 +253,16 @@ class PhraseIndex:
             self._automaton.add_word(text, kid)
         if self._key_id:
             self._automaton.make_automaton()
+
+    def _generic(self, piece: str) -> bool:
+        """Nothing useful left once the generic phrases are taken out?"""
+        if piece in self.generic:
+            return True
+        rest = piece
+        for phrase in self.generic:
+            if phrase in rest:
+                rest = rest.replace(phrase, " ")
+        return rest != piece and not _useful(rest.strip(_TRIM))
 
     def _key(self, text: str, topics: list[set[str]]) -> int:
         kid = self._key_id.get(text)

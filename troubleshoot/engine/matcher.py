@@ -250,7 +250,7 @@ class Matcher:
         for sig, hit in best.items():
             s = self.signatures[sig]
             info = self.phrases.sigs[sig]
-            score = symptom_score(hit.strength, s.weight, info.specificity, hit.severity)
+            score = symptom_score(hit.strength, s.weight, info.specificity, hit.severity, info.generic)
             per_topic.setdefault(s.topic, []).append((score, hit))
         rough = []
         for topic, scored in per_topic.items():

@@ -114,6 +114,7 @@ _POD_SUFFIX = _rx(
     r"\b([a-z][a-z0-9]*(?:-[a-z0-9]+)*?)-(?=[bcdfghjklmnpqrstvwxz]{0,4}[2456789])"
     r"[bcdfghjklmnpqrstvwxz2456789]{5}(?![a-z0-9.<])"
 )
+_HEX0X = _rx(r"\b0x[0-9a-f]+\b")
 _HEX = _rx(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,}\b")
 _ACCOUNT = _rx(r"(?<![\w.>])\d{12}(?![\w<])")
 _COUNT = _rx(r"\(x\d+ over [^)]*\)")
@@ -189,6 +190,7 @@ def normalize(line: str) -> str:
         s = _POD_SUFFIX.sub(r"\1-<hash>", s)
     s = _REQ_ID.sub(r"\1<id>", s)
     s = _VERSION.sub("<ver>", s)
+    s = _HEX0X.sub("<hex>", s)
     s = _HEX.sub("<hex>", s)
     s = _ACCOUNT.sub("<account>", s)
     s = _COUNT.sub("(x<num> over <dur>)", s)

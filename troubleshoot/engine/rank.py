@@ -11,6 +11,7 @@ Per symptom (signature) hit::
                         specificity = mean normalised IDF of its distinct words
                                       * min(1, their IDF mass / 1.2)
               * severity weight            error/warning 1.0, neutral .96, info/debug .9
+              * 0.6 when the signature has nothing but generic phrases
 
 Per article: the best symptom, plus corroboration from other distinct
 symptoms found on *other* lines (``s1 + (1 - s1) * min(0.5, 0.4 * sum(rest))``),
@@ -56,6 +57,7 @@ MIN_SCORE = 0.12
 MIN_COVERAGE = 0.34  # phrase coverage below this is noise
 FUZZY_CAP = HIGH - 0.01
 NODE_BONUS = 0.04
+GENERIC_FACTOR = 0.6  # a symptom made only of generic phrases
 
 _SEVERITY = {3: 1.0, 2: 1.0, 1: 0.96, 0: 0.9}
 _AVAILABLE = re.compile(r"(\d+)/(\d+) nodes are available:\s*", re.IGNORECASE)
@@ -82,8 +84,8 @@ def weight_factor(weight: float) -> float:
     return max(0.1, min(1.0, 0.25 + 0.6 * weight))
 
 
-def symptom_score(strength: float, weight: float, specificity: float, severity: int) -> float:
-    s = max(0.0, min(1.0, strength)) ** 1.3
+def symptom_score(strength: float, weight: float, specificity: float, severity: int, generic: bool = False) -> float:
+    s = max(0.0, min(1.0, strength)) ** 1.3 * (GENERIC_FACTOR if generic else 1.0)
     spec = 0.55 + 0.45 * max(0.0, min(1.0, specificity))
     return s * weight_factor(weight) * spec * _SEVERITY.get(severity, 0.96)
 
