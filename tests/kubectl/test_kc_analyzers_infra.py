@@ -155,7 +155,7 @@ def test_nodepool_and_ec2nodeclass_not_ready(fixture_text):
     assert "NodeClassReady=False" in got["NodePool.NotReady"].detail
     assert "EC2NodeClass not ready" in got["NodePool.NotReady"].detail
     assert "SubnetSelector did not match any Subnets" in got["EC2NodeClass.NotReady"].detail
-    assert "message: SubnetSelector did not match any Subnets" in got["EC2NodeClass.NotReady"].evidence
+    assert "    message: SubnetSelector did not match any Subnets" in got["EC2NodeClass.NotReady"].evidence
 
 
 def test_nodepool_table(fixture_text):

@@ -169,7 +169,7 @@ def test_crashloop_exit_code_from_yaml(fixture_text):
     (f,) = findings(fixture_text("pod.yaml"), "CrashLoopBackOff.ExitCode")
     assert "code 1" in f.detail
     assert "connection refused" in f.detail
-    assert "exitCode: 1" in f.evidence
+    assert "        exitCode: 1" in f.evidence   # the YAML line itself
 
 
 def _crash_describe(last_reason: str, exit_code: int, events: str = "") -> str:

@@ -89,7 +89,7 @@ def test_sandbox_ip_exhaustion():
 
 def test_describe_nodepool_crd():
     text = """Name:         gpu
-Namespace:    
+Namespace:{trailing}
 Labels:       <none>
 Annotations:  karpenter.sh/nodepool-hash: 5911638413390153853
 API Version:  karpenter.sh/v1
@@ -123,7 +123,7 @@ Status:
     Status:                False
     Type:                  Ready
 Events:                    <none>
-"""
+""".format(trailing="    ")
     report = analyze_text(text)
     assert report.resources == {"NodePool": 1}
     (f,) = report.findings

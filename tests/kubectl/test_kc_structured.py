@@ -23,7 +23,7 @@ def test_pod_yaml(fixture_text):
     assert pod.node_selector == {"kubernetes.io/arch": "amd64"}
     assert len(pod.tolerations or []) == 2
     assert pod.ready == "0/1"
-    assert "reason: CrashLoopBackOff" in c.evidence
+    assert "reason: CrashLoopBackOff" in c.evidence   # before the engine swaps in source lines
 
 
 def test_pod_list_json(fixture_text):

@@ -60,6 +60,7 @@ def parse_section(section: Section) -> ParseResult:
         result.resources, result.events = parse_structured(docs)
         if not result.resources and not result.events:
             result.unparsed.append(section.text)
+        _use_source_lines(section.text, result)
         return result
     result = ParseResult()
     if fmt == "logs":
@@ -67,6 +68,39 @@ def parse_section(section: Section) -> ParseResult:
                             logs_target(section.command), section.text))
     result.unparsed.append(section.text)
     return result
+
+
+_VERBATIM_KEYS = ("message: ", "reason: ", "exitCode: ")
+
+
+def _source_line(text: str, evidence: str) -> str:
+    """The input line holding ``evidence`` (``key: value``), when the whole
+    value sits on that one line (YAML ``key: value`` or JSON ``"key": "value"``)."""
+    if not evidence.startswith(_VERBATIM_KEYS):
+        return evidence
+    key, _, value = evidence.partition(": ")
+    if not value:
+        return evidence
+    for needle in (f"{key}: {value}", f'"{key}": "{value}"', f'"{key}": {value}'):
+        idx = text.find(needle)
+        if idx >= 0:
+            start = text.rfind("\n", 0, idx) + 1
+            end = text.find("\n", idx)
+            return text[start:end if end >= 0 else len(text)].rstrip()
+    return evidence
+
+
+def _use_source_lines(text: str, result: ParseResult) -> None:
+    """Swap the synthesised ``key: value`` evidence of YAML/JSON objects for the
+    real input lines where the value sits on one line."""
+    lists: list[list[str]] = []
+    for res in result.resources:
+        lists.append(res.evidence)
+        lists.extend(c.evidence for c in res.containers.values())
+        lists.extend(c.evidence for c in res.conditions.values())
+    lists.extend(e.evidence for e in result.events)
+    for evidence in lists:
+        evidence[:] = [_source_line(text, e) for e in evidence]
 
 
 def dedupe(findings: list[Finding]) -> list[Finding]:
