@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -25,8 +26,26 @@ mixed = st.lists(st.one_of(prompts, st.text(max_size=80), st.sampled_from(_FIXTU
     "\n".join)
 
 
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
 def _check(text: str) -> None:
-    report = analyze_text(text)
+    """The engine swallows parser/analyser exceptions (and logs them) so a
+    user never sees a crash; here any such logged exception is a failure."""
+    handler = _Collect()
+    logger = logging.getLogger("troubleshoot.kubectl")
+    logger.addHandler(handler)
+    try:
+        report = analyze_text(text)
+    finally:
+        logger.removeHandler(handler)
+    assert not handler.records, handler.records[0].getMessage()
     report.to_dict()
     for f in report.findings:
         assert f.severity in ("critical", "warning", "info")
@@ -90,3 +109,28 @@ def test_ten_megabyte_session_is_analysed():
             "CreateContainerConfigError.MissingSecret", "NodeClaim.NotRegistered", "Node.NotReady"} <= problems
     # nothing structured was left unparsed
     assert "apiVersion: v1" not in report.unparsed_text
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(
+        st.sampled_from(["spec", "status", "metadata", "name", "namespace", "conditions", "type", "status",
+                         "containerStatuses", "state", "waiting", "lastState", "terminated", "reason", "message",
+                         "exitCode", "taints", "tolerations", "key", "effect", "items", "involvedObject",
+                         "template", "nodeClassRef", "volumes", "persistentVolumeClaim", "claimName", "labels"]),
+        children, max_size=5),
+    max_leaves=25)
+k8s_objects = st.fixed_dictionaries(
+    {"kind": st.sampled_from(["Pod", "Node", "NodeClaim", "NodePool", "EC2NodeClass", "PersistentVolumeClaim",
+                              "Deployment", "ReplicaSet", "Event", "List", "PodList"]),
+     "metadata": st.one_of(json_values, st.fixed_dictionaries({"name": st.text(min_size=1, max_size=10)}))},
+    optional={"spec": json_values, "status": json_values, "items": st.lists(json_values, max_size=3),
+              "involvedObject": json_values})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(k8s_objects)
+def test_malformed_objects_never_raise(obj):
+    import json
+
+    _check(json.dumps(obj, indent=2))

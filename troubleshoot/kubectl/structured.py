@@ -71,6 +71,15 @@ def _d(obj: Any, *path: str) -> Any:
     return obj
 
 
+def _m(value: Any) -> dict[str, Any]:
+    """``value`` when it is a mapping, else an empty one (input may be malformed)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _s(value: Any) -> str:
     if value is None:
         return ""
@@ -134,7 +143,7 @@ def _container_from(status: dict[str, Any], init: bool) -> Container:
 
 
 def _pod(res: Resource, obj: dict[str, Any]) -> None:
-    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    spec, status = _m(obj.get("spec")), _m(obj.get("status"))
     res.phase = _s(status.get("phase"))
     res.status = res.phase
     res.reason = _s(status.get("reason"))
@@ -145,23 +154,23 @@ def _pod(res: Resource, obj: dict[str, Any]) -> None:
     if res.message:
         res.evidence.append(_ev("message", res.message))
     res.conditions = conditions_from(status.get("conditions"))
-    tols = [toleration_from_dict(t) for t in spec.get("tolerations") or []]
+    tols = [toleration_from_dict(t) for t in _list(spec.get("tolerations"))]
     res.tolerations = [t for t in tols if t is not None]
     sel = spec.get("nodeSelector")
     res.node_selector = {str(k): _s(v) for k, v in sel.items()} if isinstance(sel, dict) else {}
-    for vol in spec.get("volumes") or []:
+    for vol in _list(spec.get("volumes")):
         claim = _d(vol, "persistentVolumeClaim", "claimName")
         if claim:
             res.claims.append(str(claim))
-    images = {c.get("name"): c.get("image") for c in spec.get("containers") or []
+    images = {c.get("name"): c.get("image") for c in _list(spec.get("containers"))
               if isinstance(c, dict)}
     for key, init in (("initContainerStatuses", True), ("containerStatuses", False)):
-        for cs in status.get(key) or []:
+        for cs in _list(status.get(key)):
             if isinstance(cs, dict) and cs.get("name"):
                 cont = _container_from(cs, init)
                 cont.image = cont.image or _s(images.get(cont.name))
                 res.containers[cont.name] = cont
-    total = len(spec.get("containers") or [])
+    total = len(_list(spec.get("containers")))
     ready = sum(1 for c in res.containers.values() if not c.init and c.ready)
     if total:
         res.ready = f"{ready}/{total}"
@@ -171,8 +180,8 @@ def _pod(res: Resource, obj: dict[str, Any]) -> None:
 
 
 def _node(res: Resource, obj: dict[str, Any]) -> None:
-    spec = obj.get("spec") or {}
-    taints = [taint_from_dict(t) for t in spec.get("taints") or []]
+    spec = _m(obj.get("spec"))
+    taints = [taint_from_dict(t) for t in _list(spec.get("taints"))]
     res.taints = [t for t in taints if t is not None]
     if spec.get("unschedulable"):
         res.fields["unschedulable"] = True
@@ -184,7 +193,7 @@ def _node(res: Resource, obj: dict[str, Any]) -> None:
 
 
 def _karpenter(res: Resource, obj: dict[str, Any]) -> None:
-    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    spec, status = _m(obj.get("spec")), _m(obj.get("status"))
     res.conditions = conditions_from(status.get("conditions"))
     ready = res.conditions.get("Ready")
     if ready is not None:
@@ -195,12 +204,12 @@ def _karpenter(res: Resource, obj: dict[str, Any]) -> None:
         res.fields["provider_id"] = _s(status.get("providerID") or status.get("providerId"))
         res.fields["nodepool"] = res.labels.get("karpenter.sh/nodepool", "")
         res.fields["nodeclass"] = _s(_d(spec, "nodeClassRef", "name"))
-        taints = [taint_from_dict(t) for t in spec.get("taints") or []]
+        taints = [taint_from_dict(t) for t in _list(spec.get("taints"))]
         res.taints = [t for t in taints if t is not None]
     elif res.kind == "NodePool":
-        tspec = _d(spec, "template", "spec") or {}
+        tspec = _m(_d(spec, "template", "spec"))
         res.fields["nodeclass"] = _s(_d(tspec, "nodeClassRef", "name"))
-        taints = [taint_from_dict(t) for t in tspec.get("taints") or []]
+        taints = [taint_from_dict(t) for t in _list(tspec.get("taints"))]
         res.taints = [t for t in taints if t is not None]
         if isinstance(spec.get("limits"), dict):
             res.fields["limits"] = {str(k): _s(v) for k, v in spec["limits"].items()}
@@ -209,13 +218,13 @@ def _karpenter(res: Resource, obj: dict[str, Any]) -> None:
 
 
 def _pvc(res: Resource, obj: dict[str, Any]) -> None:
-    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    spec, status = _m(obj.get("spec")), _m(obj.get("status"))
     res.phase = _s(status.get("phase"))
     res.status = res.phase
     res.fields["storage_class"] = _s(spec.get("storageClassName"))
     if spec.get("volumeName"):
         res.fields["volume"] = _s(spec.get("volumeName"))
-    ann = _d(obj, "metadata", "annotations") or {}
+    ann = _m(_d(obj, "metadata", "annotations"))
     if isinstance(ann, dict):
         prov = ann.get("volume.kubernetes.io/storage-provisioner") or ann.get(
             "volume.beta.kubernetes.io/storage-provisioner")
@@ -227,7 +236,7 @@ def _pvc(res: Resource, obj: dict[str, Any]) -> None:
 
 
 def _workload(res: Resource, obj: dict[str, Any]) -> None:
-    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    spec, status = _m(obj.get("spec")), _m(obj.get("status"))
     replicas = _int(spec.get("replicas"))
     res.fields["replicas"] = 1 if replicas is None else replicas
     for key, field_name in (("readyReplicas", "ready_replicas"), ("availableReplicas", "available_replicas"),
@@ -246,7 +255,7 @@ _FILLERS = {
 
 
 def event_from_object(obj: dict[str, Any]) -> Event:
-    inv = obj.get("involvedObject") or obj.get("regarding") or {}
+    inv = _m(obj.get("involvedObject") or obj.get("regarding"))
     message = _s(obj.get("message") or obj.get("note")).strip()
     source = _s(_d(obj, "source", "component") or obj.get("reportingController")
                 or obj.get("reportingComponent"))
@@ -267,7 +276,7 @@ def resource_from_object(obj: dict[str, Any]) -> Resource | Event | None:
         return None
     if kind == "Event":
         return event_from_object(obj)
-    meta = obj.get("metadata") or {}
+    meta = _m(obj.get("metadata"))
     name = _s(meta.get("name"))
     if not name:
         return None
