@@ -235,3 +235,8 @@ LOGGING = {
     "loggers": {"django.request": {"level": "ERROR"}, "jieba": {"level": "WARNING"},
                 "celery.app.trace": {"level": "WARNING"}, "kombu": {"level": "WARNING"}},
 }
+
+CELERY_BEAT_SCHEDULE = {
+    "analyses-expire": {"task": "troubleshoot.analyses_expire", "schedule": 3600.0},
+    "index-check": {"task": "troubleshoot.index_check", "schedule": 300.0},
+}

@@ -208,3 +208,52 @@ class Tombstone(models.Model):
     language = models.CharField(max_length=10)
     kb_version = models.BigIntegerField(db_index=True)
     deleted = models.DateTimeField(auto_now_add=True)
+
+
+def _new_id() -> str:
+    import secrets
+
+    return secrets.token_urlsafe(18)
+
+
+class Analysis(models.Model):
+    """An uploaded batch of kubectl output and the report made from it.
+
+    Only the redacted text is stored. Visible to its owner (user, or the browser
+    session that created it) and to staff; removed after ANALYSIS_RETENTION_DAYS.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    id = models.CharField(primary_key=True, max_length=40, default=_new_id, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="analyses")
+    session_key = models.CharField(max_length=64, blank=True, db_index=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    progress = models.FloatField(default=0.0)
+    progress_message = models.CharField(max_length=200, blank=True)
+    sources = models.JSONField(default=list)  # [{"name", "bytes", "start_line"}]
+    text = models.TextField()  # redacted
+    redactions = models.JSONField(default=list)
+    findings = models.JSONField(default=list)
+    matches = models.JSONField(default=list)
+    summary = models.JSONField(default=dict)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name_plural = "analyses"
+
+    def __str__(self) -> str:
+        return f"analysis {self.id} ({self.status})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("analysis", args=[self.id])

@@ -426,8 +426,16 @@ def _scan_secret_objects(text: str, out: list) -> None:
         return
 
     # One-line JSON copies (e.g. the last-applied-configuration annotation).
-    for line_m in re.finditer(r"[^\n]*\"kind\"[ \t]*:[ \t]*\"Secret\"[^\n]*", text):
-        for dm in _INLINE_SECRET_DATA.finditer(text, line_m.start(), line_m.end()):
+    done_until = -1
+    for kind_m in _INLINE_SECRET_KIND.finditer(text):
+        if kind_m.start() < done_until:
+            continue
+        line_start = text.rfind("\n", 0, kind_m.start()) + 1
+        line_end = text.find("\n", kind_m.end())
+        if line_end < 0:
+            line_end = len(text)
+        done_until = line_end
+        for dm in _INLINE_SECRET_DATA.finditer(text, line_start, line_end):
             for pm in _INLINE_PAIR.finditer(text, dm.start("body"), dm.end("body")):
                 if pm.start("v") < pm.end("v") and not _harmless(pm.group("v")):
                     out.append(_Span(pm.start("v"), pm.end("v"), P_K8S, "k8s-secret-data"))

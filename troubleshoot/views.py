@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
@@ -159,3 +159,40 @@ def match(request: HttpRequest) -> HttpResponse:
     payload = match_payload(outcome, request=request, mark=mark_fill_value)
     context.update(match_view_context(payload, text))
     return render(request, "troubleshoot/match.html", context)
+
+
+def analysis_new(request: HttpRequest) -> HttpResponse:
+    from troubleshoot.analysis import Upload, UploadError, analysis_create
+
+    context: dict = {"max_bytes": settings.ANALYSIS_MAX_BYTES}
+    if request.method == "POST":
+        uploads = [Upload(name=f.name or "upload", data=f.read(settings.ANALYSIS_MAX_BYTES + 1))
+                   for f in request.FILES.getlist("files")]
+        text = request.POST.get("text", "")
+        if not request.session.session_key:
+            request.session["kb"] = 1
+            request.session.save()
+        try:
+            analysis = analysis_create(uploads=uploads, text=text, owner=request.user,
+                                       session_key="" if request.user.is_authenticated
+                                       else request.session.session_key or "")
+        except UploadError as exc:
+            context.update(error=exc.message, text=text)
+            return render(request, "troubleshoot/analysis_new.html", context, status=exc.status)
+        return redirect("analysis", analysis_id=analysis.id)
+    return render(request, "troubleshoot/analysis_new.html", context)
+
+
+@require_GET
+def analysis_report(request: HttpRequest, analysis_id: str) -> HttpResponse:
+    from troubleshoot.analysis import analysis_visible
+    from troubleshoot.models import Analysis
+
+    analysis = Analysis.objects.filter(pk=analysis_id).first()
+    if analysis is None or not analysis_visible(analysis, user=request.user,
+                                                session_key=request.session.session_key):
+        raise Http404("No such analysis")
+    finished = analysis.status in (Analysis.Status.DONE, Analysis.Status.FAILED)
+    return render(request, "troubleshoot/analysis.html", {
+        "analysis": analysis, "finished": finished, "percent": int(analysis.progress * 100),
+    })

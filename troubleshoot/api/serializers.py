@@ -171,3 +171,42 @@ class MatchResponse(serializers.Serializer):
     matches = MatchOut(many=True)
     best = MatchOut(allow_null=True, help_text="The top match when its confidence is at least medium, else null")
     stats = MatchStatsOut()
+
+
+class AnalysisTextInput(serializers.Serializer):
+    text = serializers.CharField(trim_whitespace=False, help_text="kubectl output to analyse")
+
+
+class AnalysisCreated(serializers.Serializer):
+    id = serializers.CharField()
+    status = serializers.CharField()
+    url = serializers.CharField(help_text="The report page; poll the API at /api/v1/analyses/<id>/")
+
+
+class FindingOut(serializers.Serializer):
+    kind = serializers.CharField()
+    namespace = serializers.CharField()
+    name = serializers.CharField()
+    problem = serializers.CharField(help_text="Short stable code, e.g. FailedScheduling.UntoleratedTaint")
+    detail = serializers.CharField()
+    evidence = serializers.ListField(child=serializers.CharField())
+    severity = serializers.ChoiceField(choices=["critical", "warning", "info"])
+    articles = serializers.ListField(child=serializers.DictField(), help_text="Linked articles, best first")
+
+
+class AnalysisOut(serializers.Serializer):
+    id = serializers.CharField()
+    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    progress = serializers.FloatField(help_text="0..1")
+    progress_message = serializers.CharField()
+    findings = FindingOut(many=True)
+    matches = serializers.ListField(child=serializers.DictField(),
+                                    help_text="Articles ranked across all findings (match API shape)")
+    summary = serializers.DictField()
+    error = serializers.CharField(allow_null=True)
+    sources = serializers.ListField(child=serializers.DictField())
+    redactions = serializers.ListField(child=serializers.DictField(),
+                                       help_text="What was redacted before storing: kind, line, preview")
+    created = serializers.CharField()
+    finished = serializers.CharField(allow_null=True)
+    url = serializers.CharField()

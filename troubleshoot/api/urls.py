@@ -7,4 +7,6 @@ urlpatterns = [
     path("articles/<slug:slug>/", views.ArticleDetail.as_view(), name="api-article"),
     path("components/", views.ComponentList.as_view(), name="api-components"),
     path("match/", views.MatchView.as_view(), name="api-match"),
+    path("analyses/", views.AnalysisCreate.as_view(), name="api-analyses"),
+    path("analyses/<str:analysis_id>/", views.AnalysisDetail.as_view(), name="api-analysis"),
 ]

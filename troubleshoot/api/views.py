@@ -7,15 +7,20 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import generics
 from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from troubleshoot import selectors
+from troubleshoot.analysis import Upload, UploadError, analysis_create, analysis_payload, analysis_visible
 from troubleshoot.api.errors import PayloadTooLarge
 from troubleshoot.api.renderers import MarkdownRenderer
 from troubleshoot.api.serializers import (
+    AnalysisCreated,
+    AnalysisOut,
+    AnalysisTextInput,
     ArticleDetailSerializer,
     ArticleListSerializer,
     ComponentSerializer,
@@ -23,7 +28,7 @@ from troubleshoot.api.serializers import (
     MatchResponse,
 )
 from troubleshoot.matching import InputTooLarge, match_payload, match_text
-from troubleshoot.models import Article
+from troubleshoot.models import Analysis, Article
 from troubleshoot.search import articles_search
 
 SEARCH_LIMIT = 1000
@@ -149,3 +154,70 @@ class MatchView(StrictJSONMixin, APIView):
         except InputTooLarge as exc:
             raise PayloadTooLarge(str(exc)) from None
         return Response(match_payload(outcome, request=request))
+
+
+def _session_key(request: Request) -> str:
+    session = request._request.session
+    if not session.session_key:
+        session["kb"] = 1  # mark modified so the middleware sends the cookie
+        session.save()
+    return session.session_key or ""
+
+
+class AnalysisCreate(StrictJSONMixin, APIView):
+    """Upload kubectl output for an analysis (runs in the background)."""
+
+    read_like = True
+    max_bytes_setting = "ANALYSIS_MAX_BYTES"
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"application/json": AnalysisTextInput,
+                 "multipart/form-data": {"type": "object", "properties": {
+                     "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
+                     "text": {"type": "string"}}}},
+        responses={202: AnalysisCreated},
+        summary="Start an analysis of kubectl output",
+        description="Multipart field `files` (repeatable) and/or `text`, or JSON `{\"text\": \"...\"}`. Secrets are "
+                    "redacted before storing. Over ANALYSIS_MAX_BYTES: 413; a binary file: 400 naming it. "
+                    "The analysis is visible to its creator (token, user or browser session) and staff.",
+        examples=[OpenApiExample("Pasted text", request_only=True, value={
+            "text": "$ kubectl get pods -A\nNAMESPACE   NAME    READY   STATUS    RESTARTS   AGE\n"
+                    "kube-system   ebs-csi-controller-6d8f7c9b5-abcde   0/6   Pending   0   5m"})],
+    )
+    def post(self, request: Request) -> Response:
+        uploads: list[Upload] = []
+        text = None
+        if request.content_type and request.content_type.startswith("application/json"):
+            if not isinstance(request.data, dict):
+                raise ValidationError({"non_field_errors": "Send a JSON object such as {\"text\": \"...\"}."})
+            text = request.data.get("text")
+            if not isinstance(text, str):
+                raise ValidationError({"text": "is required and must be a string"})
+        else:
+            for f in request.FILES.getlist("files"):
+                uploads.append(Upload(name=f.name or "upload", data=f.read(settings.ANALYSIS_MAX_BYTES + 1)))
+            raw = request.data.get("text")
+            text = raw if isinstance(raw, str) else None
+        try:
+            analysis = analysis_create(uploads=uploads, text=text, owner=request.user,
+                                       session_key="" if request.user.is_authenticated else _session_key(request))
+        except UploadError as exc:
+            if exc.status == 413:
+                raise PayloadTooLarge(exc.message) from None
+            raise ValidationError({"files": exc.message}) from None
+        analysis.refresh_from_db()
+        return Response({"id": analysis.id, "status": analysis.status,
+                         "url": request.build_absolute_uri(analysis.get_absolute_url())}, status=202)
+
+
+class AnalysisDetail(APIView):
+    read_like = True
+
+    @extend_schema(responses={200: AnalysisOut}, summary="An analysis: status, progress, findings, matches")
+    def get(self, request: Request, analysis_id: str) -> Response:
+        analysis = Analysis.objects.filter(pk=analysis_id).first()
+        session_key = request._request.session.session_key
+        if analysis is None or not analysis_visible(analysis, user=request.user, session_key=session_key):
+            raise NotFound("No analysis with this id (it may have expired, or belong to someone else).")
+        return Response(analysis_payload(analysis, request=request))
