@@ -172,7 +172,10 @@ def _unicode(s: str) -> str:
 def normalize(line: str) -> str:
     """Return the masked, lowercased, whitespace-collapsed form of ``line``."""
     s = line if line.isascii() else _unicode(line)
-    s = _WS.sub(" ", s.replace("`", "'").lower()).strip()
+    s = s.replace("`", "'").lower()
+    if "  " in s or "\t" in s or "\n" in s or "\r" in s or "\x0b" in s or "\x0c" in s or not s.isascii():
+        s = _WS.sub(" ", s)
+    s = s.strip()
     if not _HAS_DIGIT(s):
         return s
     # each mask runs only when the characters it needs are present (cheap tests)
