@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
 
 from .models import Section
 from .tables import parse_header
@@ -66,13 +67,19 @@ def prompt_command(line: str) -> tuple[bool, str | None]:
 
 
 def command_words(command: str | None) -> list[str]:
+    """Words of a shell command line (before any pipe)."""
     if not command:
         return []
+    return list(_command_words(command))
+
+
+@lru_cache(maxsize=512)
+def _command_words(command: str) -> tuple[str, ...]:
     command = command.split("|", 1)[0]
     try:
-        return shlex.split(command)
+        return tuple(shlex.split(command))
     except ValueError:
-        return command.split()
+        return tuple(command.split())
 
 
 def table_format(header_line: str, command: str | None = None) -> str | None:
