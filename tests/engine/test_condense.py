@@ -11,11 +11,14 @@ def build(text: str):
 
 
 def test_repeated_lines_become_one_template_with_count_and_line_numbers() -> None:
-    text = "\n".join(
-        f"2024-05-21T10:00:{i:02d}Z Readiness probe failed: Get \"http://10.0.1.{i}:8080/readyz\": "
-        "context deadline exceeded"
-        for i in range(40)
-    ) + "\nsomething else"
+    text = (
+        "\n".join(
+            f'2024-05-21T10:00:{i:02d}Z Readiness probe failed: Get "http://10.0.1.{i}:8080/readyz": '
+            "context deadline exceeded"
+            for i in range(40)
+        )
+        + "\nsomething else"
+    )
     lines, templates = build(text)
     assert len(templates) == 2
     t = templates[0]

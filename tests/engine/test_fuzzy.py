@@ -33,7 +33,7 @@ def test_terminal_split_word_still_matches() -> None:
 def test_unrelated_lines_do_not_match() -> None:
     fz = FuzzyIndex(PhraseIndex(SIGNATURES))
     for text in [
-        "Traceback (most recent call last): File \"/app/main.py\", line 3, in <module>",
+        'Traceback (most recent call last): File "/app/main.py", line 3, in <module>',
         "nginx: [emerg] bind() to 0.0.0.0:80 failed (98: Address already in use)",
         "0/3 nodes are available: 3 Insufficient memory.",
         "ok",

@@ -70,15 +70,18 @@ def test_describe_events_wrapped_at_80_columns_still_match(matcher: Matcher) -> 
     wrapped = "Events:\n" + "\n".join(msg[i : i + 80] for i in range(0, len(msg), 80))
     best = matcher.match(wrapped).best
     assert best is not None and best.topic == TAINT and best.confidence == "high"
-    chat = "Events:\n  Warning  FailedScheduling  10s  default-scheduler  0/100 nodes are available:\n" \
+    chat = (
+        "Events:\n  Warning  FailedScheduling  10s  default-scheduler  0/100 nodes are available:\n"
         "    3 node(s) had untolerated\n    taint {node.kubernetes.io/not-ready: },\n    97 Insufficient cpu."
+    )
     result = matcher.match(chat)
     assert {TAINT, CPU} <= set(topics(result)[:2])
 
 
 def test_old_kubernetes_wording_matches_through_fuzzy_but_never_high(matcher: Matcher) -> None:
-    text = ("0/6 nodes are available: 6 node(s) had taint {node-role.kubernetes.io/master: }, "
-            "that the pod didn't tolerate.")
+    text = (
+        "0/6 nodes are available: 6 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate."
+    )
     result = matcher.match(text)
     assert result.best is not None and result.best.topic == TAINT
     assert result.best.confidence == "medium"
@@ -87,13 +90,18 @@ def test_old_kubernetes_wording_matches_through_fuzzy_but_never_high(matcher: Ma
 
 def test_karpenter_json_log_with_nested_error(matcher: Matcher) -> None:
     record = {
-        "level": "ERROR", "time": "2024-05-21T10:00:00.000Z", "logger": "controller", "message": "Reconciler error",
-        "commit": "1072d3b", "controller": "nodeclaim.lifecycle", "NodeClaim": {"name": "default-x2x9q"},
+        "level": "ERROR",
+        "time": "2024-05-21T10:00:00.000Z",
+        "logger": "controller",
+        "message": "Reconciler error",
+        "commit": "1072d3b",
+        "controller": "nodeclaim.lifecycle",
+        "NodeClaim": {"name": "default-x2x9q"},
         "error": "launching nodeclaim, creating instance, with fleet error(s), UnauthorizedOperation: You are not "
-                 "authorized to perform this operation. User: arn:aws:sts::111122223333:assumed-role/"
-                 "KarpenterControllerRole-prod/1716285600 is not authorized to perform: ec2:RunInstances on "
-                 "resource: arn:aws:ec2:eu-west-1:111122223333:launch-template/lt-0123456789abcdef0 because no "
-                 "identity-based policy allows the ec2:RunInstances action.",
+        "authorized to perform this operation. User: arn:aws:sts::111122223333:assumed-role/"
+        "KarpenterControllerRole-prod/1716285600 is not authorized to perform: ec2:RunInstances on "
+        "resource: arn:aws:ec2:eu-west-1:111122223333:launch-template/lt-0123456789abcdef0 because no "
+        "identity-based policy allows the ec2:RunInstances action.",
     }
     text = '{"level":"INFO","message":"discovered subnets"}\n' + json.dumps(record)
     best = matcher.match(text).best
@@ -103,27 +111,31 @@ def test_karpenter_json_log_with_nested_error(matcher: Matcher) -> None:
 
 
 def test_terraform_box_error(matcher: Matcher) -> None:
-    text = "\n".join([
-        "\u2577",
-        "\u2502 Error: creating EKS Node Group (prod:general): operation error EKS: CreateNodegroup, https",
-        "\u2502 response error StatusCode: 400, RequestID: 0e1f2a3b-4c5d-6e7f-8a9b-0c1d2e3f4a5b,",
-        "\u2502 InvalidParameterException: Subnets specified must be in at least two different AZs",
-        "\u2502 ",
-        "\u2502   with module.eks.aws_eks_node_group.this[\"general\"],",
-        "\u2575",
-    ])
+    text = "\n".join(
+        [
+            "\u2577",
+            "\u2502 Error: creating EKS Node Group (prod:general): operation error EKS: CreateNodegroup, https",
+            "\u2502 response error StatusCode: 400, RequestID: 0e1f2a3b-4c5d-6e7f-8a9b-0c1d2e3f4a5b,",
+            "\u2502 InvalidParameterException: Subnets specified must be in at least two different AZs",
+            "\u2502 ",
+            '\u2502   with module.eks.aws_eks_node_group.this["general"],',
+            "\u2575",
+        ]
+    )
     best = matcher.match(text).best
     assert best is not None and best.topic == TF_SUBNETS and best.confidence == "high"
     assert best.evidence[0].line == 2
 
 
 def test_karpenter_event_and_image_pull_captures(matcher: Matcher) -> None:
-    text = ('Warning  FailedScheduling  46s  karpenter  Failed to schedule pod, incompatible with nodepool "gpu", '
-            'daemonset overhead={"cpu":"200m","pods":"3"}, incompatible requirements, key karpenter.sh/capacity-type, '
-            "karpenter.sh/capacity-type In [on-demand] not in karpenter.sh/capacity-type In [spot]\n"
-            'Warning  Failed  3s  kubelet  Failed to pull image "registry.example.com/app:v2": rpc error: code = '
-            'NotFound desc = failed to pull and unpack image "registry.example.com/app:v2": failed to resolve '
-            'reference "registry.example.com/app:v2": registry.example.com/app:v2: not found')
+    text = (
+        'Warning  FailedScheduling  46s  karpenter  Failed to schedule pod, incompatible with nodepool "gpu", '
+        'daemonset overhead={"cpu":"200m","pods":"3"}, incompatible requirements, key karpenter.sh/capacity-type, '
+        "karpenter.sh/capacity-type In [on-demand] not in karpenter.sh/capacity-type In [spot]\n"
+        'Warning  Failed  3s  kubelet  Failed to pull image "registry.example.com/app:v2": rpc error: code = '
+        'NotFound desc = failed to pull and unpack image "registry.example.com/app:v2": failed to resolve '
+        'reference "registry.example.com/app:v2": registry.example.com/app:v2: not found'
+    )
     result = matcher.match(text)
     by = {m.topic: m for m in result.matches}
     assert by[NODEPOOL].confidence == "high" and by[NODEPOOL].captures == {"nodepool": "gpu"}
@@ -132,36 +144,43 @@ def test_karpenter_event_and_image_pull_captures(matcher: Matcher) -> None:
 
 
 def test_generic_backoff_alone_is_low_but_oomkilled_describe_is_confident(matcher: Matcher) -> None:
-    alone = matcher.match("Warning  BackOff  2m (x50 over 12m)  kubelet  Back-off restarting failed container "
-                          "app in pod web-7d4b9c8f6-x2x9q_default(0e1f2a3b-4c5d-6e7f-8a9b-0c1d2e3f4a5b)")
+    alone = matcher.match(
+        "Warning  BackOff  2m (x50 over 12m)  kubelet  Back-off restarting failed container "
+        "app in pod web-7d4b9c8f6-x2x9q_default(0e1f2a3b-4c5d-6e7f-8a9b-0c1d2e3f4a5b)"
+    )
     assert alone.best is None
     assert topics(alone) == [CRASH] and alone.matches[0].confidence == "low"
-    describe = "\n".join([
-        "    State:          Waiting", "      Reason:       CrashLoopBackOff", "    Last State:     Terminated",
-        "      Reason:       OOMKilled", "      Exit Code:    137",
-        "  Warning  BackOff  2m (x50 over 12m)  kubelet  Back-off restarting failed container app in pod web",
-    ])
+    describe = "\n".join(
+        [
+            "    State:          Waiting",
+            "      Reason:       CrashLoopBackOff",
+            "    Last State:     Terminated",
+            "      Reason:       OOMKilled",
+            "      Exit Code:    137",
+            "  Warning  BackOff  2m (x50 over 12m)  kubelet  Back-off restarting failed container app in pod web",
+        ]
+    )
     result = matcher.match(describe)
     assert result.best is not None and result.best.topic == OOM
 
 
 UNRELATED = {
     "python": 'Traceback (most recent call last):\n  File "/app/server.py", line 42, in handle\n    '
-              'user = users[request.args["id"]]\nKeyError: \'id\'',
+    "user = users[request.args[\"id\"]]\nKeyError: 'id'",
     "java": 'Exception in thread "main" java.lang.NullPointerException: Cannot invoke "String.length()"\n'
-            "\tat com.example.App.run(App.java:27)\n\tat com.example.App.main(App.java:12)",
+    "\tat com.example.App.run(App.java:27)\n\tat com.example.App.main(App.java:12)",
     "nginx": "2024/05/21 10:00:00 [emerg] 1#1: bind() to 0.0.0.0:80 failed (98: Address already in use)\n"
-             "nginx: [emerg] bind() to 0.0.0.0:80 failed (98: Address already in use)",
-    "postgres": "2024-05-21 10:00:00.123 UTC [42] FATAL:  password authentication failed for user \"app\"\n"
-                "2024-05-21 10:00:00.123 UTC [42] DETAIL:  Connection matched pg_hba.conf line 99",
+    "nginx: [emerg] bind() to 0.0.0.0:80 failed (98: Address already in use)",
+    "postgres": '2024-05-21 10:00:00.123 UTC [42] FATAL:  password authentication failed for user "app"\n'
+    "2024-05-21 10:00:00.123 UTC [42] DETAIL:  Connection matched pg_hba.conf line 99",
     "npm": "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\nnpm ERR! Found: react@18.2.0",
     "go": "panic: runtime error: index out of range [5] with length 3\n\ngoroutine 1 [running]:\n"
-          "main.main()\n\t/tmp/sandbox/prog.go:8 +0x1d\nexit status 2",
+    "main.main()\n\t/tmp/sandbox/prog.go:8 +0x1d\nexit status 2",
     "go_nil": "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: "
-              "segmentation violation code=0x1 addr=0x0 pc=0x48f2a1]\n\ngoroutine 1 [running]:\nmain.main()\n"
-              "\t/tmp/sandbox/prog.go:9 +0x1d\nexit status 2",
+    "segmentation violation code=0x1 addr=0x0 pc=0x48f2a1]\n\ngoroutine 1 [running]:\nmain.main()\n"
+    "\t/tmp/sandbox/prog.go:9 +0x1d\nexit status 2",
     "helm": "Error: INSTALLATION FAILED: cannot re-use a name that is still in use\n"
-            "Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress",
+    "Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress",
     "prose": "Hello team, the deploy went fine yesterday, can someone check the dashboard? Thanks!",
 }
 

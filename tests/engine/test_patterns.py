@@ -49,7 +49,9 @@ def test_catastrophic_pattern_returns_quickly_and_is_disabled() -> None:
 
 
 def test_invalid_pattern_is_skipped_not_fatal() -> None:
-    ps = PatternSet([Signature("k", "t", "en", "x", pattern="(unclosed"), Signature("k2", "t", "en", "y", pattern="ok (?P<v>\\d+)")])
+    ps = PatternSet(
+        [Signature("k", "t", "en", "x", pattern="(unclosed"), Signature("k2", "t", "en", "y", pattern="ok (?P<v>\\d+)")]
+    )
     assert 0 in ps.errors and 0 not in ps.compiled
     assert ps.run(1, "OK 42") == ((0, 5), {"v": "42"})
 
@@ -60,6 +62,10 @@ def test_prefilter_finds_only_lines_with_the_literal() -> None:
         Signature("b", "u", "en", "y", pattern=r'incompatible with nodepool "(?P<np>[^"]+)"'),
     ]
     ps = PatternSet(sigs)
-    texts = ["nothing here", 'Failed to schedule pod, INCOMPATIBLE with nodepool "default"', "1 node(s) had untolerated taint {a: b}"]
+    texts = [
+        "nothing here",
+        'Failed to schedule pod, INCOMPATIBLE with nodepool "default"',
+        "1 node(s) had untolerated taint {a: b}",
+    ]
     assert ps.prefilter_many(texts) == {1: {1}, 2: {0}}
     assert ps.prefilter(texts[2]) == {0}

@@ -32,7 +32,11 @@ def test_terminal_prompts_are_stripped() -> None:
 
 def test_crlf_and_bare_cr_become_line_breaks_and_keep_numbers() -> None:
     lines = read("Name: web\r\nStatus: Pending\rReason: Unschedulable\r\n")
-    assert [(l.number, l.text) for l in lines] == [(1, "Name: web"), (2, "Status: Pending"), (3, "Reason: Unschedulable")]
+    assert [(l.number, l.text) for l in lines] == [
+        (1, "Name: web"),
+        (2, "Status: Pending"),
+        (3, "Reason: Unschedulable"),
+    ]
 
 
 def test_karpenter_json_record_yields_message_and_error_on_the_same_line_number() -> None:
@@ -43,8 +47,8 @@ def test_karpenter_json_record_yields_message_and_error_on_the_same_line_number(
         "message": "Reconciler error",
         "commit": "1072d3b",
         "controller": "nodeclaim.lifecycle",
-        "error": 'launching nodeclaim, creating instance, with fleet error(s), UnauthorizedOperation: '
-                 'You are not authorized to perform this operation. User: \"arn:aws:sts::123456789012:assumed-role/K/1\"',
+        "error": "launching nodeclaim, creating instance, with fleet error(s), UnauthorizedOperation: "
+        'You are not authorized to perform this operation. User: "arn:aws:sts::123456789012:assumed-role/K/1"',
     }
     lines = read("first line\n" + json.dumps(rec) + "\nlast line")
     assert [l.number for l in lines] == [1, 2, 2, 3]
@@ -58,7 +62,7 @@ def test_json_nested_error_causes_and_escaped_newlines_are_unwrapped() -> None:
     rec = {
         "level": "error",
         "msg": "failed to reconcile",
-        "errorCauses": [{"error": "first cause\n\tsecond line"}, {"error": "another \"quoted\" cause"}],
+        "errorCauses": [{"error": "first cause\n\tsecond line"}, {"error": 'another "quoted" cause'}],
     }
     assert texts(json.dumps(rec)) == ["failed to reconcile", "first cause", "second line", 'another "quoted" cause']
 
@@ -92,8 +96,8 @@ def test_terraform_box_is_joined_into_paragraphs() -> None:
             "\u2502 https response error StatusCode: 400, InvalidParameterException: Subnets specified",
             "\u2502 must be in at least two different AZs",
             "\u2502 ",
-            '\u2502   with aws_eks_node_group.workers,',
-            "\u2502   on main.tf line 12, in resource \"aws_eks_node_group\" \"workers\":",
+            "\u2502   with aws_eks_node_group.workers,",
+            '\u2502   on main.tf line 12, in resource "aws_eks_node_group" "workers":',
             "\u2575",
         ]
     )
@@ -109,8 +113,10 @@ def test_terraform_box_is_joined_into_paragraphs() -> None:
 
 
 def test_hard_wrap_at_terminal_width_is_rejoined_mid_word() -> None:
-    msg = ("Warning  FailedScheduling  default-scheduler  0/3 nodes are available: 3 node(s) had untolerated "
-           "taint {karpenter.sh/controller: true}. preemption: 0/3 nodes are available.")
+    msg = (
+        "Warning  FailedScheduling  default-scheduler  0/3 nodes are available: 3 node(s) had untolerated "
+        "taint {karpenter.sh/controller: true}. preemption: 0/3 nodes are available."
+    )
     wrapped = "\n".join(msg[i : i + 80] for i in range(0, len(msg), 80))
     [only] = read(wrapped)
     assert only.text == msg

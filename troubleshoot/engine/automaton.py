@@ -202,9 +202,7 @@ class PhraseIndex:
         self.n_topics = n_topics
         self.idf_max = math.log(1.0 + n_topics)
         self._df = df
-        generic_tokens = (
-            {t for t, d in df.items() if d > GENERIC_TOPIC_SHARE * n_topics} if n_topics >= 20 else set()
-        )
+        generic_tokens = {t for t, d in df.items() if d > GENERIC_TOPIC_SHARE * n_topics} if n_topics >= 20 else set()
 
         def idf(tok: str) -> float:
             w = math.log(1.0 + n_topics / df.get(tok, 1))

@@ -23,14 +23,70 @@ from .types import Signature
 
 __all__ = ["bench", "synthetic_signatures", "synthetic_paste", "default_texts"]
 
-_COMPONENTS = ["kubelet", "karpenter", "aws-node", "coredns", "ebs-csi", "kube-proxy", "alb-controller",
-               "cluster-autoscaler", "external-dns", "cert-manager", "vpc-cni", "pod-identity-agent"]
-_VERBS = ["creating", "deleting", "attaching", "resolving", "launching", "registering", "draining",
-          "mounting", "validating", "syncing", "provisioning", "terminating"]
-_OBJECTS = ["volume", "network interface", "launch template", "instance profile", "security group",
-            "target group", "nodeclaim", "hosted zone", "certificate", "subnet", "route table", "listener"]
-_SYLL = ["ka", "zu", "mi", "tor", "vex", "lin", "qua", "dre", "pol", "sen", "rix", "ghu", "nai", "bro",
-         "fel", "jum", "cyr", "wap", "xen", "oda"]
+_COMPONENTS = [
+    "kubelet",
+    "karpenter",
+    "aws-node",
+    "coredns",
+    "ebs-csi",
+    "kube-proxy",
+    "alb-controller",
+    "cluster-autoscaler",
+    "external-dns",
+    "cert-manager",
+    "vpc-cni",
+    "pod-identity-agent",
+]
+_VERBS = [
+    "creating",
+    "deleting",
+    "attaching",
+    "resolving",
+    "launching",
+    "registering",
+    "draining",
+    "mounting",
+    "validating",
+    "syncing",
+    "provisioning",
+    "terminating",
+]
+_OBJECTS = [
+    "volume",
+    "network interface",
+    "launch template",
+    "instance profile",
+    "security group",
+    "target group",
+    "nodeclaim",
+    "hosted zone",
+    "certificate",
+    "subnet",
+    "route table",
+    "listener",
+]
+_SYLL = [
+    "ka",
+    "zu",
+    "mi",
+    "tor",
+    "vex",
+    "lin",
+    "qua",
+    "dre",
+    "pol",
+    "sen",
+    "rix",
+    "ghu",
+    "nai",
+    "bro",
+    "fel",
+    "jum",
+    "cyr",
+    "wap",
+    "xen",
+    "oda",
+]
 
 
 def _word(rng: random.Random, n: int = 3) -> str:
@@ -53,29 +109,56 @@ def synthetic_signatures(n_articles: int, seed: int = 7) -> list[Signature]:
         thing = _word(rng, 2)
         key = f"{thing}.example.com/{_word(rng, 2)}"
         texts = [
-            (f"0/{rng.randint(2, 9)} nodes are available: 3 node(s) had volume {thing} conflict on {key}. "
-             "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.", "event", None),
-            (f"{comp}: error {verb} {obj} {thing}-{a}: operation error EC2: {code.replace('Exception', '')}, "
-             f"https response error StatusCode: 400, RequestID: 1b2c3d4e-0000-1111-2222-333344445555, {code}: "
-             f"the {obj} {thing} is {_word(rng, 2)} for {comp}", "log",
-             rf"{code}: the (?P<object>[\w ]+) (?P<name>\w+) is"),
-            (f'Error: {verb} {obj} ("{thing}-{a}"): {code}: {_word(rng, 3)} {_word(rng, 2)} quota reached for '
-             f"{obj} in us-west-2", "terraform", None),
-            (f"Warning {_word(rng, 2).capitalize()}Failed {comp} failed to {verb.rstrip('ing')} {obj}: "
-             f"{thing} {_word(rng, 2)} {_word(rng, 2)} timeout after 30s", "event", None),
+            (
+                f"0/{rng.randint(2, 9)} nodes are available: 3 node(s) had volume {thing} conflict on {key}. "
+                "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+                "event",
+                None,
+            ),
+            (
+                f"{comp}: error {verb} {obj} {thing}-{a}: operation error EC2: {code.replace('Exception', '')}, "
+                f"https response error StatusCode: 400, RequestID: 1b2c3d4e-0000-1111-2222-333344445555, {code}: "
+                f"the {obj} {thing} is {_word(rng, 2)} for {comp}",
+                "log",
+                rf"{code}: the (?P<object>[\w ]+) (?P<name>\w+) is",
+            ),
+            (
+                f'Error: {verb} {obj} ("{thing}-{a}"): {code}: {_word(rng, 3)} {_word(rng, 2)} quota reached for '
+                f"{obj} in us-west-2",
+                "terraform",
+                None,
+            ),
+            (
+                f"Warning {_word(rng, 2).capitalize()}Failed {comp} failed to {verb.rstrip('ing')} {obj}: "
+                f"{thing} {_word(rng, 2)} {_word(rng, 2)} timeout after 30s",
+                "event",
+                None,
+            ),
         ]
         for i, (text, kind, pattern) in enumerate(texts[: 3 + (a % 2)]):
-            out.append(Signature(key=f"{topic}:en:{i}", topic=topic, language="en", text=text,
-                                 pattern=pattern, weight=rng.choice([0.8, 1.0, 1.0, 1.2]), kind=kind,
-                                 cause=i % 2))
+            out.append(
+                Signature(
+                    key=f"{topic}:en:{i}",
+                    topic=topic,
+                    language="en",
+                    text=text,
+                    pattern=pattern,
+                    weight=rng.choice([0.8, 1.0, 1.0, 1.2]),
+                    kind=kind,
+                    cause=i % 2,
+                )
+            )
     return out
 
 
 _NOISE = [
-    'I0521 {t} 1 reflector.go:{n}] Listing and watching *v1.Pod from pkg/mod/k8s.io/client-go@v0.30.1/tools/cache/reflector.go:{n}',
-    '{{"level":"INFO","time":"2024-05-21T{t}Z","logger":"controller","message":"found provisionable pod(s)","commit":"1072d3b","controller":"provisioner","Pods":"default/web-7d4b9c8f6-{h}","duration":"{n}.2ms"}}',
-    '{{"level":"DEBUG","time":"2024-05-21T{t}Z","logger":"controller","message":"discovered subnets","commit":"1072d3b","subnets":["subnet-0{x} (us-west-2a)"]}}',
-    "  Normal   Pulled     {n}s   kubelet  Successfully pulled image \"nginx:1.27\" in {n}ms",
+    "I0521 {t} 1 reflector.go:{n}] Listing and watching *v1.Pod from "
+    "pkg/mod/k8s.io/client-go@v0.30.1/tools/cache/reflector.go:{n}",
+    '{{"level":"INFO","time":"2024-05-21T{t}Z","logger":"controller","message":"found provisionable pod(s)",'
+    '"commit":"1072d3b","controller":"provisioner","Pods":"default/web-7d4b9c8f6-{h}","duration":"{n}.2ms"}}',
+    '{{"level":"DEBUG","time":"2024-05-21T{t}Z","logger":"controller","message":"discovered subnets",'
+    '"commit":"1072d3b","subnets":["subnet-0{x} (us-west-2a)"]}}',
+    '  Normal   Pulled     {n}s   kubelet  Successfully pulled image "nginx:1.27" in {n}ms',
     "E0521 {t} 1 controller.go:{n}] error syncing pod default/web-7d4b9c8f6-{h}: context deadline exceeded",
     "2024-05-21T{t}Z ip-10-0-{n}-{n}.us-west-2.compute.internal kubelet[{n}]: W0521 probe failed for pod {h}",
 ]
@@ -88,8 +171,12 @@ def synthetic_paste(size: int, seed: int = 3, tail: str | None = None) -> str:
     total = 0
     while total < size:
         t = f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}.{rng.randint(0, 999999):06d}"
-        line = rng.choice(_NOISE).format(t=t, n=rng.randint(1, 999), h="".join(rng.choice("bcdfg2456789") for _ in range(5)),
-                                         x=f"{rng.getrandbits(64):016x}")
+        line = rng.choice(_NOISE).format(
+            t=t,
+            n=rng.randint(1, 999),
+            h="".join(rng.choice("bcdfg2456789") for _ in range(5)),
+            x=f"{rng.getrandbits(64):016x}",
+        )
         parts.append(line)
         total += len(line) + 1
     if tail is not None:
@@ -99,9 +186,11 @@ def synthetic_paste(size: int, seed: int = 3, tail: str | None = None) -> str:
 
 def default_texts() -> dict[str, str]:
     """The standard bench inputs: 1 line, 5 KB, 1 MB and 5 MB."""
-    hit = ("Warning  FailedScheduling  3m24s (x239 over 19h)  default-scheduler  0/5 nodes are available: "
-           "1 node(s) had untolerated taint {karpenter.sh/controller: true}, 4 Insufficient cpu. preemption: "
-           "0/5 nodes are available: 5 Preemption is not helpful for scheduling.")
+    hit = (
+        "Warning  FailedScheduling  3m24s (x239 over 19h)  default-scheduler  0/5 nodes are available: "
+        "1 node(s) had untolerated taint {karpenter.sh/controller: true}, 4 Insufficient cpu. preemption: "
+        "0/5 nodes are available: 5 Preemption is not helpful for scheduling."
+    )
     return {
         "1 line": hit,
         "5 KB": synthetic_paste(5_000, tail=hit),

@@ -33,9 +33,7 @@ KEEP_LINES = 5  # line indices remembered per template (for evidence)
 
 _WEIGHT = {ERROR: 1.0, WARNING: 1.0, NEUTRAL: 0.93, INFO: 0.82}
 
-_LEVEL_FIELD = re.compile(
-    r"""(?:\blevel|\blvl|\bseverity)["']?\s*[=:]\s*["']?(\w+)""", re.IGNORECASE
-)
+_LEVEL_FIELD = re.compile(r"""(?:\blevel|\blvl|\bseverity)["']?\s*[=:]\s*["']?(\w+)""", re.IGNORECASE)
 _KLOG = re.compile(r"^\s*(?:\S+\s+)?([IWEF])\d{4} \d{1,2}:\d{2}:\d{2}")
 _LEAD = re.compile(
     r"^\s*(?:\S+\s+){0,2}?\[?(ERROR|ERR|FATAL|CRITICAL|PANIC|WARN|WARNING|INFO|DEBUG|TRACE|Warning|Normal)\]?\b"
@@ -49,10 +47,26 @@ _ERRORISH = re.compile(
 )
 _WARNISH = re.compile(r"\b(?:warn|warning|back-off|backoff|retry|retrying|deprecated)\b", re.IGNORECASE)
 _LEVELS = {
-    "error": ERROR, "err": ERROR, "fatal": ERROR, "panic": ERROR, "dpanic": ERROR,
-    "critical": ERROR, "crit": ERROR, "alert": ERROR, "emerg": ERROR, "e": ERROR, "f": ERROR,
-    "warn": WARNING, "warning": WARNING, "w": WARNING,
-    "info": INFO, "debug": INFO, "trace": INFO, "i": INFO, "notice": INFO, "normal": INFO,
+    "error": ERROR,
+    "err": ERROR,
+    "fatal": ERROR,
+    "panic": ERROR,
+    "dpanic": ERROR,
+    "critical": ERROR,
+    "crit": ERROR,
+    "alert": ERROR,
+    "emerg": ERROR,
+    "e": ERROR,
+    "f": ERROR,
+    "warn": WARNING,
+    "warning": WARNING,
+    "w": WARNING,
+    "info": INFO,
+    "debug": INFO,
+    "trace": INFO,
+    "i": INFO,
+    "notice": INFO,
+    "normal": INFO,
 }
 
 

@@ -30,9 +30,7 @@ def _clean(value: str) -> str:
     return _UNSAFE.sub(" ", str(value)).strip()[:MAX_VALUE]
 
 
-def fill_placeholders(
-    markdown: str, captures: Mapping[str, str], *, mark: bool = False
-) -> tuple[str, list[str]]:
+def fill_placeholders(markdown: str, captures: Mapping[str, str], *, mark: bool = False) -> tuple[str, list[str]]:
     """Replace placeholders; return (text, names filled from ``captures``).
 
     A capture that is missing or empty falls back to the default, else to

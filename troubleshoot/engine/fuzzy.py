@@ -91,7 +91,9 @@ class FuzzyIndex:
             return 0.0
         return got / total
 
-    def match(self, norm_line: str, skip: set[int] | frozenset[int] = frozenset(), limit: int = 8) -> list[tuple[int, float]]:
+    def match(
+        self, norm_line: str, skip: set[int] | frozenset[int] = frozenset(), limit: int = 8
+    ) -> list[tuple[int, float]]:
         """(signature, strength) for signatures that nearly occur in the line."""
         toks = line_tokens(norm_line)[:MAX_LINE_TOKENS]
         if len(toks) < 2:

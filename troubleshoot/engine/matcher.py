@@ -335,7 +335,7 @@ class Matcher:
             parts = []
             for tok in fragment.split():
                 esc = re.escape(tok)
-                esc = esc.replace("'", "['\u2018\u2019`]").replace('"', "[\"\u201c\u201d]")
+                esc = esc.replace("'", "['\u2018\u2019`]").replace('"', '["\u201c\u201d]')
                 parts.append(esc)
             rx = self._locators[fragment] = re.compile(r"\s+".join(parts), re.IGNORECASE)
         return rx

@@ -210,12 +210,7 @@ def read(data: str | bytes | bytearray) -> list[Line]:
             prev_joinable = False
             continue
         flush_box()
-        if (
-            prev_joinable
-            and out
-            and out[-1].raw.count("\n") < 20
-            and _continues(out[-1], prev_width, text)
-        ):
+        if prev_joinable and out and out[-1].raw.count("\n") < 20 and _continues(out[-1], prev_width, text):
             last = out[-1]
             glue = "" if prev_width in WRAP_WIDTHS and text[:1].isalnum() and last.text[-1:].isalnum() else " "
             out[-1] = Line(last.number, last.text + glue + text.strip(), last.raw + "\n" + raw)
