@@ -35,8 +35,18 @@ def fixture_kb(db):
     return kb_import(root=FIXTURE_KB)
 
 
+@pytest.fixture(scope="session")
+def shipped_items():
+    """The shipped article files, parsed once per test session."""
+    from django.conf import settings
+
+    from troubleshoot.kbformat import load_folder
+
+    return load_folder(settings.KB_SHIPPED_DIR)
+
+
 @pytest.fixture
-def shipped_kb(db, settings):
+def shipped_kb(db, settings, shipped_items):
     from troubleshoot.services import kb_import
 
-    return kb_import(root=settings.KB_SHIPPED_DIR)
+    return kb_import(root=settings.KB_SHIPPED_DIR, items=shipped_items)

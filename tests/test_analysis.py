@@ -140,7 +140,8 @@ def test_stuck_and_old_analyses_are_cleaned_up(shipped_kb, settings):
     from troubleshoot.analysis import analyses_expire
 
     old = Analysis.objects.create(text="x", status="done")
-    Analysis.objects.filter(pk=old.pk).update(created=timezone.now() - timedelta(days=settings.ANALYSIS_RETENTION_DAYS + 1))
+    too_old = timezone.now() - timedelta(days=settings.ANALYSIS_RETENTION_DAYS + 1)
+    Analysis.objects.filter(pk=old.pk).update(created=too_old)
     stuck = Analysis.objects.create(text="x", status="running",
                                     started=timezone.now() - timedelta(seconds=settings.CELERY_TASK_TIME_LIMIT * 3))
     assert analyses_expire() == 1

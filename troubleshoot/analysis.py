@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from troubleshoot.engine.normalize import normalize
 from troubleshoot.kubectl import analyze_text
 from troubleshoot.matching import match_payload, match_text
 from troubleshoot.models import Analysis
@@ -25,6 +26,7 @@ from troubleshoot.redact import redact
 
 log = logging.getLogger(__name__)
 
+MAX_DISTINCT_MATCHES = 300
 CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
 SEVERITY_RANK = {"critical": 3, "warning": 2, "info": 1}
 
@@ -174,12 +176,23 @@ def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None
         if source not in entry["from"] and len(entry["from"]) < 10:
             entry["from"].append(source)
 
+    by_problem: dict[str, list[dict[str, Any]]] = {}
     for i, finding in enumerate(findings):
         evidence = "\n".join(finding.get("evidence") or [finding.get("detail", "")])[:200_000]
-        if evidence not in cache:
-            payload = match_payload(match_text(text=evidence, limit=3, language=language), request=request)
-            cache[evidence] = [m for m in payload["matches"] if m["confidence"] != "low"] or payload["matches"][:1]
-        linked = list(cache[evidence])
+        # Findings that differ only in names and counts link to the same articles: match each
+        # distinct normalised evidence once, and past MAX_DISTINCT_MATCHES reuse the articles
+        # found for the same problem code, so a 10 MB session with thousands of findings stays fast.
+        key = finding["problem"] + "\n" + "\n".join(normalize(line) for line in evidence.splitlines()[:20])
+        if key not in cache:
+            if len(cache) >= MAX_DISTINCT_MATCHES and finding["problem"] in by_problem:
+                cache[key] = by_problem[finding["problem"]]
+            else:
+                outcome = match_text(text=evidence, limit=3, language=language, use_recall=False)
+                payload = match_payload(outcome, request=request)
+                cache[key] = ([m for m in payload["matches"] if m["confidence"] != "low"]
+                              or payload["matches"][:1])
+                by_problem.setdefault(finding["problem"], cache[key])
+        linked = list(cache[key])
         owner = PROBLEM_TOPICS.get(finding["problem"])
         linked.sort(key=lambda m: m["slug"] != owner)
         finding["articles"] = [_compact(m) for m in linked]

@@ -79,13 +79,15 @@ class MatchOutcome:
     ms: float
 
 
-def match_text(*, text: str | bytes, limit: int = 5, language: str = "en") -> MatchOutcome:
+def match_text(*, text: str | bytes, limit: int = 5, language: str = "en", use_recall: bool = True) -> MatchOutcome:
+    """Match a paste. ``use_recall=False`` skips the full-text fallback (for bulk linking)."""
     size = len(text.encode("utf-8", "replace")) if isinstance(text, str) else len(text)
     if size > settings.MATCH_MAX_BYTES:
         raise InputTooLarge(size, settings.MATCH_MAX_BYTES)
     started = time.perf_counter()
     index_sync()
-    result = current_matcher().match(text, limit=limit, language=language, recall=_recall(language))
+    result = current_matcher().match(text, limit=limit, language=language,
+                                     recall=_recall(language) if use_recall else None)
     keys = {(m.topic, m.language) for m in result.matches}
     articles = {}
     if keys:

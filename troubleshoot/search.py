@@ -26,8 +26,15 @@ _lock = threading.Lock()
 _state: dict[str, Any] = {"checked": 0.0, "version": -1}
 
 
+_indexes: dict[str, ArticleIndex] = {}
+
+
 def article_index() -> ArticleIndex:
-    return ArticleIndex(settings.KB_INDEX_DIR)
+    """This process's handle on the index (it keeps a searcher per thread)."""
+    key = str(settings.KB_INDEX_DIR)
+    if key not in _indexes:
+        _indexes[key] = ArticleIndex(settings.KB_INDEX_DIR)
+    return _indexes[key]
 
 
 def article_document(article: Article) -> dict[str, Any]:
@@ -115,7 +122,13 @@ def index_update(*, full: bool = False) -> None:
 def articles_search(*, query: str, language: str | None = None, component: str | None = None,
                     limit: int = 20, offset: int = 0) -> SearchResults:
     index_sync()
-    return article_index().search(query, language=language, component=component, limit=limit, offset=offset)
+    idx = article_index()
+    try:
+        return idx.search(query, language=language, component=component, limit=limit, offset=offset)
+    except Exception:  # the index was rebuilt by another process under this searcher: reopen once
+        log.warning("search failed on a cached searcher; reopening the index", exc_info=True)
+        idx.reset()
+        return idx.search(query, language=language, component=component, limit=limit, offset=offset)
 
 
 def index_stale_seconds() -> float | None:

@@ -139,6 +139,28 @@ class ArticleIndex:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self._local = threading.local()
+
+    def reset(self) -> None:
+        self._local = threading.local()
+
+    def _searcher(self):  # type: ignore[no-untyped-def]
+        """A searcher kept per thread, replaced when the index's generation moves.
+
+        Whoosh's own ``Searcher.refresh()`` reuses segment readers and can miss
+        deletions, so a changed index gets a fresh searcher instead."""
+        cached = getattr(self._local, "searcher", None)
+        if cached is not None:
+            try:
+                if cached._ix.latest_generation() == self._local.generation:
+                    return cached
+            except Exception:  # the index was replaced underneath: open it again
+                pass
+            cached.close()
+        ix = self.open()
+        self._local.generation = ix.latest_generation()
+        self._local.searcher = ix.searcher(weighting=scoring.BM25F(B=0.75, K1=1.2))
+        return self._local.searcher
 
     def exists(self) -> bool:
         return index.exists_in(str(self.path))
@@ -156,6 +178,7 @@ class ArticleIndex:
             writer.add_document(**doc)
             count += 1
         writer.commit()
+        self.reset()
         return count
 
     def update(self, documents: Iterable[dict[str, Any]], removed: Iterable[str] = ()) -> None:
@@ -184,8 +207,8 @@ class ArticleIndex:
         text = _QUERY_CHARS.sub(" ", query or "").strip()
         if not text:
             return SearchResults(total=0)
-        ix = self.open()
-        parser = MultifieldParser(SEARCH_FIELDS, schema=ix.schema, group=OrGroup.factory(0.9))
+        searcher = self._searcher()
+        parser = MultifieldParser(SEARCH_FIELDS, schema=searcher.schema, group=OrGroup.factory(0.9))
         try:
             parsed = parser.parse(text)
         except Exception:  # pragma: no cover - whoosh's parser is lenient; keep search answering
@@ -196,22 +219,21 @@ class ArticleIndex:
             filters.append(Term("language", language))
         if component:
             filters.append(Term("components", component.lower()))
-        with ix.searcher(weighting=scoring.BM25F(B=0.75, K1=1.2)) as searcher:
-            results = searcher.search(parsed, limit=offset + limit, filter=And(filters) if filters else None,
-                                      terms=True)
-            results.fragmenter = highlight.ContextFragmenter(maxchars=220, surround=60)
-            results.formatter = highlight.HtmlFormatter(tagname="b", classname="match", termclass="t")
-            hits = []
-            for hit in results[offset:offset + limit]:
-                snippet = ""
-                for name in ("symptoms", "summary", "body", "causes", "fixes"):
-                    snippet = hit.highlights(name, top=2)
-                    if snippet:
-                        break
-                hits.append(SearchHit(
-                    slug=hit["slug"], language=hit["language"], title=hit["title"],
-                    summary=hit.get("summary", ""),
-                    components=list((hit.get("meta") or {}).get("component_names", [])),
-                    score=float(hit.score), snippet=snippet,
-                ))
-            return SearchResults(total=len(results), hits=hits)
+        results = searcher.search(parsed, limit=offset + limit, filter=And(filters) if filters else None,
+                                  terms=True)
+        results.fragmenter = highlight.ContextFragmenter(maxchars=220, surround=60)
+        results.formatter = highlight.HtmlFormatter(tagname="b", classname="match", termclass="t")
+        hits = []
+        for hit in results[offset:offset + limit]:
+            snippet = ""
+            for name in ("symptoms", "summary", "body", "causes", "fixes"):
+                snippet = hit.highlights(name, top=2)
+                if snippet:
+                    break
+            hits.append(SearchHit(
+                slug=hit["slug"], language=hit["language"], title=hit["title"],
+                summary=hit.get("summary", ""),
+                components=list((hit.get("meta") or {}).get("component_names", [])),
+                score=float(hit.score), snippet=snippet,
+            ))
+        return SearchResults(total=len(results), hits=hits)

@@ -231,14 +231,16 @@ class ImportResult:
                 f"in {self.seconds:.2f}s")
 
 
-def kb_import(*, root: Path, author: AbstractBaseUser | None = None) -> ImportResult:
+def kb_import(*, root: Path, author: AbstractBaseUser | None = None,
+              items: list[tuple[Path, ArticleData]] | None = None) -> ImportResult:
     """Import every article file under ``root`` in one transaction.
 
     Every file is parsed and validated before anything is written, so one bad file
     aborts the import with a FormatError naming the file and field, and nothing changes.
     """
     started = time.perf_counter()
-    items = kbformat.load_folder(root)
+    if items is None:
+        items = kbformat.load_folder(root)
     created = updated = unchanged = 0
     with transaction.atomic():
         for path, data in items:

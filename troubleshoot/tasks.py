@@ -24,8 +24,8 @@ def analysis_run_task(analysis_id: str) -> None:
     try:
         analysis_run(analysis_id=analysis_id)
     except SoftTimeLimitExceeded:
-        analysis_fail(analysis_id=analysis_id,
-                      message=f"The analysis took longer than {settings.CELERY_TASK_SOFT_TIME_LIMIT} s and was stopped.")
+        limit = settings.CELERY_TASK_SOFT_TIME_LIMIT
+        analysis_fail(analysis_id=analysis_id, message=f"The analysis took longer than {limit} s and was stopped.")
     except Exception as exc:  # noqa: BLE001 - never leave an analysis `running`
         analysis_fail(analysis_id=analysis_id, message=f"The analysis crashed: {type(exc).__name__}: {exc}"[:2000])
         raise
