@@ -183,7 +183,7 @@ if DJANGO_HTTPS:
 
 # Celery: without a broker, tasks run inline in the calling process.
 KB_BROKER_CONFIGURED = bool(os.environ.get("CELERY_BROKER_URL", "").strip())
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "").strip() or "memory://"
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "").strip() or "memory://localhost/"
 CELERY_TASK_ALWAYS_EAGER = not KB_BROKER_CONFIGURED
 CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_RESULT_BACKEND = None
