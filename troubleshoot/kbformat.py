@@ -187,6 +187,22 @@ def split_front_matter(text: str, *, path: str = "") -> tuple[dict[str, Any], st
 def parse_article(text: str, *, path: str = "") -> ArticleData:
     """Parse and validate one article file. Raises FormatError naming the field."""
     meta, body = split_front_matter(text, path=path)
+    problem, best_practices = split_body(body)
+    return article_from_mapping(meta, problem=problem, best_practices=best_practices, path=path)
+
+
+def article_from_dict(data: dict[str, Any]) -> ArticleData:
+    """Validate a record sent as JSON (the API): the front-matter keys plus ``problem`` and
+    ``best_practices``. The same rules and messages as a file."""
+    if not isinstance(data, dict):
+        raise FormatError("the article must be a JSON object")
+    meta = {k: v for k, v in data.items() if k not in ("problem", "best_practices")}
+    problem = _str(data.get("problem"), path="", name="problem")
+    best = _str(data.get("best_practices"), path="", name="best_practices")
+    return article_from_mapping(meta, problem=problem.strip(), best_practices=best.strip())
+
+
+def article_from_mapping(meta: dict[str, Any], *, problem: str, best_practices: str, path: str = "") -> ArticleData:
     unknown = sorted(set(map(str, meta)) - TOP_LEVEL_KEYS)
     if unknown:
         raise FormatError(f"unknown front-matter key(s): {', '.join(unknown)}", path=path, field=unknown[0])
@@ -275,7 +291,6 @@ def parse_article(text: str, *, path: str = "") -> ArticleData:
         references.append(ReferenceData(
             title=_str(item.get("title"), path=path, name=f"{where}.title").strip() or url, url=url))
 
-    problem, best_practices = split_body(body)
     return ArticleData(
         slug=slug, title=title, language=language,
         summary=_str(meta.get("summary"), path=path, name="summary").strip(),

@@ -17,6 +17,12 @@ class PayloadTooLarge(exceptions.APIException):
     default_code = "payload_too_large"
 
 
+class Conflict(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The resource already exists."
+    default_code = "conflict"
+
+
 def _message(detail: Any) -> str:
     if isinstance(detail, dict):
         for key, value in detail.items():

@@ -210,3 +210,31 @@ class AnalysisOut(serializers.Serializer):
     created = serializers.CharField()
     finished = serializers.CharField(allow_null=True)
     url = serializers.CharField()
+
+
+class ArticleWriteSerializer(serializers.Serializer):
+    """Documentation of the write body; validation is the article file format's own."""
+
+    slug = serializers.SlugField()
+    title = serializers.CharField(max_length=200)
+    language = serializers.ChoiceField(choices=["en", "zh-hans"])
+    summary = serializers.CharField(required=False)
+    status = serializers.ChoiceField(choices=["draft", "published", "archived"], required=False)
+    components = serializers.ListField(child=serializers.CharField(), required=False)
+    environment = serializers.CharField(required=False)
+    problem = serializers.CharField(required=False, help_text="Markdown")
+    best_practices = serializers.CharField(required=False, help_text="Markdown")
+    symptoms = SymptomOut(many=True)
+    causes = CauseOut(many=True, required=False)
+    fixes = FixOut(many=True, required=False)
+    versions = VersionOut(many=True, required=False)
+    references = ReferenceOut(many=True, required=False)
+
+
+class RevisionOut(serializers.Serializer):
+    number = serializers.IntegerField()
+    created = serializers.DateTimeField()
+    author = serializers.CharField(source="author.get_username", default=None)
+    source = serializers.CharField(help_text="admin, api, import or restore")
+    message = serializers.CharField()
+    content = serializers.JSONField(help_text="The full article as saved")

@@ -1,12 +1,17 @@
 from django.urls import path
 
 from troubleshoot.api import views
+from troubleshoot.api.slack_views import SlackCommandView
 
 urlpatterns = [
     path("articles/", views.ArticleList.as_view(), name="api-articles"),
     path("articles/<slug:slug>/", views.ArticleDetail.as_view(), name="api-article"),
+    path("articles/<slug:slug>/revisions/", views.RevisionList.as_view(), name="api-revisions"),
+    path("articles/<slug:slug>/revisions/<int:number>/restore/", views.RevisionRestore.as_view(),
+         name="api-revision-restore"),
     path("components/", views.ComponentList.as_view(), name="api-components"),
     path("match/", views.MatchView.as_view(), name="api-match"),
     path("analyses/", views.AnalysisCreate.as_view(), name="api-analyses"),
     path("analyses/<str:analysis_id>/", views.AnalysisDetail.as_view(), name="api-analysis"),
+    path("integrations/slack/command", SlackCommandView.as_view(), name="slack-command"),
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
@@ -15,7 +17,7 @@ from rest_framework.views import APIView
 
 from troubleshoot import selectors
 from troubleshoot.analysis import Upload, UploadError, analysis_create, analysis_payload, analysis_visible
-from troubleshoot.api.errors import PayloadTooLarge
+from troubleshoot.api.errors import Conflict, PayloadTooLarge
 from troubleshoot.api.renderers import MarkdownRenderer
 from troubleshoot.api.serializers import (
     AnalysisCreated,
@@ -23,13 +25,17 @@ from troubleshoot.api.serializers import (
     AnalysisTextInput,
     ArticleDetailSerializer,
     ArticleListSerializer,
+    ArticleWriteSerializer,
     ComponentSerializer,
     MatchInput,
     MatchResponse,
+    RevisionOut,
 )
+from troubleshoot.kbformat import ArticleData, FormatError, article_from_dict
 from troubleshoot.matching import InputTooLarge, match_payload, match_text
 from troubleshoot.models import Analysis, Article
 from troubleshoot.search import articles_search
+from troubleshoot.services import article_delete, article_restore, article_save, article_to_data
 
 SEARCH_LIMIT = 1000
 
@@ -50,9 +56,53 @@ def _language(request: Request) -> str | None:
     return value or None
 
 
+def _article_data(request: Request, *, base: dict | None = None, slug: str | None = None,
+                  language: str | None = None) -> ArticleData:
+    if not isinstance(request.data, dict):
+        raise ValidationError({"non_field_errors": "Send the article as a JSON object."})
+    record = {**(base or {}), **request.data}
+    if slug is not None:
+        if record.get("slug", slug) != slug or record.get("language", language) != language:
+            raise ValidationError({"slug": "The slug and language in the body must match the URL; "
+                                           "create a new article to change them."})
+        record["slug"], record["language"] = slug, language
+    try:
+        return article_from_dict(record)
+    except FormatError as exc:
+        raise ValidationError({exc.field or "non_field_errors": exc.message}) from None
+
+
+def _file_shape(article: Article) -> dict:
+    """The article as the API accepts it for writes (the file format's keys)."""
+    data = article_to_data(article)
+    record = dataclasses.asdict(data)
+    for item in record["symptoms"] + record["fixes"]:
+        item["cause"] = item["cause"] + 1 if item["cause"] is not None else None
+    return record
+
+
+WRITE_DESCRIPTION = ("The body is the article as JSON with the article file format's keys (`slug`, `title`, "
+                     "`language`, `summary`, `status`, `components`, `environment`, `symptoms`, `causes`, "
+                     "`fixes`, `versions`, `references`) plus `problem` and `best_practices` (Markdown). "
+                     "`cause` references are 1-based numbers or cause titles. Every write stores a revision "
+                     "and updates the search index.")
+
+
 class ArticleList(generics.ListAPIView):
     serializer_class = ArticleListSerializer
     queryset = Article.objects.none()
+
+    @extend_schema(request=ArticleWriteSerializer, responses={201: ArticleDetailSerializer},
+                   summary="Create an article", description=WRITE_DESCRIPTION)
+    def post(self, request: Request) -> Response:
+        data = _article_data(request)
+        if Article.objects.filter(slug=data.slug, language=data.language).exists():
+            raise Conflict(f"An article {data.slug}/{data.language} already exists; PUT to "
+                           f"/api/v1/articles/{data.slug}/?language={data.language} to change it.")
+        result = article_save(data=data, author=request.user, source="api", message="Created through the API")
+        article = selectors.article_get(slug=result.article.slug, language=result.article.language,
+                                        include_unpublished=True)
+        return Response(ArticleDetailSerializer(article, context={"request": request}).data, status=201)
 
     @extend_schema(parameters=LIST_PARAMS, summary="List or search articles")
     def get(self, request: Request, *args, **kwargs) -> Response:  # type: ignore[no-untyped-def]
@@ -78,6 +128,35 @@ class ArticleDetail(generics.RetrieveAPIView):
     serializer_class = ArticleDetailSerializer
     queryset = Article.objects.none()
 
+    def _write(self, request: Request, *, partial: bool) -> Response:
+        article = self.get_object()
+        base = _file_shape(article) if partial else None
+        data = _article_data(request, base=base, slug=article.slug, language=article.language)
+        result = article_save(data=data, author=request.user, source="api",
+                              message=str(request.query_params.get("message") or "Edited through the API"))
+        fresh = selectors.article_get(slug=result.article.slug, language=result.article.language,
+                                      include_unpublished=True)
+        return Response(ArticleDetailSerializer(fresh, context={"request": request}).data)
+
+    @extend_schema(request=ArticleWriteSerializer, responses={200: ArticleDetailSerializer},
+                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+                   summary="Replace an article", description=WRITE_DESCRIPTION)
+    def put(self, request: Request, slug: str) -> Response:
+        return self._write(request, partial=False)
+
+    @extend_schema(request=ArticleWriteSerializer, responses={200: ArticleDetailSerializer},
+                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+                   summary="Change some fields of an article", description=WRITE_DESCRIPTION)
+    def patch(self, request: Request, slug: str) -> Response:
+        return self._write(request, partial=True)
+
+    @extend_schema(responses={204: None},
+                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+                   summary="Delete an article (its revisions go with it; export first to keep a copy)")
+    def delete(self, request: Request, slug: str) -> Response:
+        article_delete(article=self.get_object())
+        return Response(status=204)
+
     @extend_schema(parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
                    summary="One article, the whole record")
     def get(self, request: Request, *args, **kwargs) -> Response:  # type: ignore[no-untyped-def]
@@ -85,8 +164,11 @@ class ArticleDetail(generics.RetrieveAPIView):
 
     def get_object(self) -> Article:
         request = self.request
+        language = _language(request)
+        if request.method not in ("GET", "HEAD", "OPTIONS") and language is None:
+            language = "en"
         article = selectors.article_get(
-            slug=self.kwargs["slug"], language=_language(request),
+            slug=self.kwargs["slug"], language=language,
             include_unpublished=request.user.has_perm("troubleshoot.change_article"),
         )
         if article is None:
@@ -94,6 +176,44 @@ class ArticleDetail(generics.RetrieveAPIView):
                            + (f" in language '{request.query_params.get('language')}'."
                               if request.query_params.get("language") else "."))
         return article
+
+
+class RevisionList(APIView):
+    queryset = Article.objects.none()
+
+    def check_permissions(self, request: Request) -> None:
+        super().check_permissions(request)
+        if not request.user.has_perm("troubleshoot.change_article"):
+            self.permission_denied(request, message="Reading revisions needs the permission to change articles.")
+
+    @extend_schema(responses={200: RevisionOut(many=True)},
+                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+                   summary="Every saved version of an article, newest first")
+    def get(self, request: Request, slug: str) -> Response:
+        article = _article_for_revisions(request, slug)
+        revisions = article.revisions.select_related("author")
+        return Response(RevisionOut(revisions, many=True).data)
+
+
+class RevisionRestore(RevisionList):
+    @extend_schema(request=None, responses={200: ArticleDetailSerializer},
+                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+                   summary="Restore a revision (stored as a new revision)")
+    def post(self, request: Request, slug: str, number: int) -> Response:
+        article = _article_for_revisions(request, slug)
+        revision = article.revisions.filter(number=number).first()
+        if revision is None:
+            raise NotFound(f"Article {slug} has no revision {number}.")
+        article_restore(revision=revision, author=request.user)
+        fresh = selectors.article_get(slug=article.slug, language=article.language, include_unpublished=True)
+        return Response(ArticleDetailSerializer(fresh, context={"request": request}).data)
+
+
+def _article_for_revisions(request: Request, slug: str) -> Article:
+    article = Article.objects.filter(slug=slug, language=_language(request) or "en").first()
+    if article is None:
+        raise NotFound(f"No article with slug '{slug}'.")
+    return article
 
 
 class ComponentList(generics.ListAPIView):
