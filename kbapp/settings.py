@@ -97,6 +97,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "troubleshoot.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -208,6 +209,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "troubleshoot.api.errors.exception_handler",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "troubleshoot.api.throttles.KBAnonThrottle",
+        "troubleshoot.api.throttles.KBUserThrottle",
+    ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("KB_THROTTLE_ANON", "120/min"),
         "user": os.environ.get("KB_THROTTLE_USER", "600/min"),
@@ -222,9 +227,21 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "SERVE_PERMISSIONS": ["troubleshoot.api.permissions.ReadOrModelPermission"],
+    "ENUM_NAME_OVERRIDES": {
+        "LanguageEnum": "troubleshoot.models.Article.Language",
+        "ArticleStatusEnum": "troubleshoot.models.Article.Status",
+        "AnalysisStatusEnum": "troubleshoot.models.Analysis.Status",
+        "ConfidenceEnum": ["high", "medium", "low"],
+        "SeverityEnum": ["critical", "warning", "info"],
+    },
 }
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Throttle counters live in the cache: per process by default; set KB_CACHE_URL
+# (e.g. redis://127.0.0.1:6379/1) so several web processes share them.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                      "LOCATION": os.environ["KB_CACHE_URL"]}
+          if os.environ.get("KB_CACHE_URL") else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 LOGGING = {
     "version": 1,

@@ -12,6 +12,16 @@ FIXTURE_KB = FIXTURES / "kb"
 
 
 @pytest.fixture(autouse=True)
+def _generous_throttles(settings):
+    """Tests send many requests from one client; the throttling tests set their own rates."""
+    from django.core.cache import cache
+
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
+                               "DEFAULT_THROTTLE_RATES": {"anon": "100000/min", "user": "100000/min"}}
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _isolated_index(settings, tmp_path):
     settings.KB_INDEX_DIR = tmp_path / "index"
     settings.KB_SYNC_INTERVAL = 0.0

@@ -257,3 +257,42 @@ class Analysis(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("analysis", args=[self.id])
+
+
+class Feedback(models.Model):
+    """A "did this fix it?" vote. One vote per voter and article: voting again replaces it."""
+
+    slug = models.SlugField(max_length=100, db_index=True)
+    language = models.CharField(max_length=10, default="en")
+    helpful = models.BooleanField()
+    voter = models.CharField(max_length=80, help_text="user:<id>, session:<key> or ip:<hash>")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="+")
+    query = models.TextField(blank=True)
+    symptoms = models.JSONField(default=list, blank=True)
+    created = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["slug", "voter"], name="feedback_one_vote_per_voter")]
+        verbose_name_plural = "feedback"
+
+    def __str__(self) -> str:
+        return f"{self.slug}: {'helpful' if self.helpful else 'not helpful'}"
+
+
+class SavedPaste(models.Model):
+    """A paste the user chose to keep ("save & share"), redacted, under an unguessable id."""
+
+    id = models.CharField(primary_key=True, max_length=40, default=_new_id, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="saved_pastes")
+    session_key = models.CharField(max_length=64, blank=True, db_index=True)
+    text = models.TextField()
+    redactions = models.JSONField(default=list)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def get_absolute_url(self) -> str:
+        return reverse("paste", args=[self.id])

@@ -8,7 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from troubleshoot import selectors
 from troubleshoot.models import Component
@@ -185,14 +185,83 @@ def analysis_new(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def analysis_report(request: HttpRequest, analysis_id: str) -> HttpResponse:
-    from troubleshoot.analysis import analysis_visible
+    from troubleshoot.analysis import visible_to
     from troubleshoot.models import Analysis
 
     analysis = Analysis.objects.filter(pk=analysis_id).first()
-    if analysis is None or not analysis_visible(analysis, user=request.user,
+    if analysis is None or not visible_to(analysis, user=request.user,
                                                 session_key=request.session.session_key):
         raise Http404("No such analysis")
     finished = analysis.status in (Analysis.Status.DONE, Analysis.Status.FAILED)
     return render(request, "troubleshoot/analysis.html", {
         "analysis": analysis, "finished": finished, "percent": int(analysis.progress * 100),
     })
+
+
+@require_POST
+def feedback_submit(request: HttpRequest) -> HttpResponse:
+    """The "did this fix it?" buttons (a plain form; works without JS)."""
+    from django.contrib import messages
+    from django.utils.http import url_has_allowed_host_and_scheme
+
+    from troubleshoot.feedback import article_exists, feedback_record, voter_key
+
+    slug = (request.POST.get("article") or "").strip()
+    helpful = request.POST.get("helpful")
+    next_url = request.POST.get("next") or "/"
+    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
+        next_url = "/"
+    if helpful not in ("1", "0") or not article_exists(slug):
+        return HttpResponse(_("Unknown article or vote."), status=400, content_type="text/plain; charset=utf-8")
+    if not request.user.is_authenticated and not request.session.session_key:
+        request.session["kb"] = 1
+        request.session.save()
+    feedback_record(
+        slug=slug, language=request.POST.get("language") or "en", helpful=helpful == "1",
+        voter=voter_key(user=request.user, session_key=request.session.session_key,
+                        address=request.META.get("REMOTE_ADDR")),
+        user=request.user, symptoms=[s for s in request.POST.getlist("symptom") if s][:20],
+    )
+    messages.success(request, _("Thanks, your vote was recorded."))
+    return redirect(next_url)
+
+
+@require_POST
+def paste_save(request: HttpRequest) -> HttpResponse:
+    """"Save & share": keep a redacted copy of the paste under an unguessable permalink."""
+    from troubleshoot.models import SavedPaste
+    from troubleshoot.redact import redact
+
+    text = request.POST.get("text", "")
+    if not text.strip():
+        return HttpResponse(_("There is nothing to save: the paste is empty."), status=400,
+                            content_type="text/plain; charset=utf-8")
+    if len(text.encode("utf-8")) > settings.MATCH_MAX_BYTES:
+        return HttpResponse(_("The paste is larger than MATCH_MAX_BYTES."), status=413,
+                            content_type="text/plain; charset=utf-8")
+    if not request.user.is_authenticated and not request.session.session_key:
+        request.session["kb"] = 1
+        request.session.save()
+    redacted, found = redact(text)
+    paste = SavedPaste.objects.create(
+        owner=request.user if request.user.is_authenticated else None,
+        session_key="" if request.user.is_authenticated else request.session.session_key or "",
+        text=redacted, redactions=[{"kind": r.kind, "line": r.line, "preview": r.preview} for r in found])
+    return redirect(paste.get_absolute_url())
+
+
+@require_GET
+def paste_view(request: HttpRequest, paste_id: str) -> HttpResponse:
+    from troubleshoot.analysis import visible_to
+    from troubleshoot.matching import match_payload, match_text
+    from troubleshoot.models import SavedPaste
+    from troubleshoot.rendering import mark_fill_value
+
+    paste = SavedPaste.objects.filter(pk=paste_id).first()
+    if paste is None or not visible_to(paste, user=request.user, session_key=request.session.session_key):
+        raise Http404("No such saved paste")
+    payload = match_payload(match_text(text=paste.text, limit=5, language=ui_language(request)),
+                            request=request, mark=mark_fill_value)
+    context = {"max_bytes": settings.MATCH_MAX_BYTES, "saved": paste}
+    context.update(match_view_context(payload, paste.text))
+    return render(request, "troubleshoot/match.html", context)

@@ -4,7 +4,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from troubleshoot.models import Article, Component
+from troubleshoot.models import Analysis, Article, Component
 
 
 def absolute(request: Any, url: str) -> str:
@@ -118,7 +118,7 @@ class MatchInput(serializers.Serializer):
     text = serializers.CharField(allow_blank=False, trim_whitespace=False,
                                  help_text="The pasted error text, logs or kubectl output.")
     limit = serializers.IntegerField(required=False, default=5, min_value=1, max_value=20)
-    language = serializers.ChoiceField(choices=["en", "zh-hans"], required=False, default="en")
+    language = serializers.ChoiceField(choices=Article.Language.choices, required=False, default="en")
 
     def validate_text(self, value: str) -> str:
         if not value.strip():
@@ -196,7 +196,7 @@ class FindingOut(serializers.Serializer):
 
 class AnalysisOut(serializers.Serializer):
     id = serializers.CharField()
-    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    status = serializers.ChoiceField(choices=Analysis.Status.choices)
     progress = serializers.FloatField(help_text="0..1")
     progress_message = serializers.CharField()
     findings = FindingOut(many=True)
@@ -217,9 +217,9 @@ class ArticleWriteSerializer(serializers.Serializer):
 
     slug = serializers.SlugField()
     title = serializers.CharField(max_length=200)
-    language = serializers.ChoiceField(choices=["en", "zh-hans"])
+    language = serializers.ChoiceField(choices=Article.Language.choices)
     summary = serializers.CharField(required=False)
-    status = serializers.ChoiceField(choices=["draft", "published", "archived"], required=False)
+    status = serializers.ChoiceField(choices=Article.Status.choices, required=False)
     components = serializers.ListField(child=serializers.CharField(), required=False)
     environment = serializers.CharField(required=False)
     problem = serializers.CharField(required=False, help_text="Markdown")
@@ -238,3 +238,19 @@ class RevisionOut(serializers.Serializer):
     source = serializers.CharField(help_text="admin, api, import or restore")
     message = serializers.CharField()
     content = serializers.JSONField(help_text="The full article as saved")
+
+
+class FeedbackInput(serializers.Serializer):
+    article = serializers.SlugField(help_text="Slug of the article the vote is about")
+    helpful = serializers.BooleanField(help_text="Did this article fix it?")
+    query = serializers.CharField(required=False, allow_blank=True, max_length=20000,
+                                  help_text="Optional: the pasted text or a match id")
+    language = serializers.ChoiceField(choices=Article.Language.choices, required=False, default="en")
+    symptoms = serializers.ListField(child=serializers.CharField(max_length=120), required=False, max_length=20,
+                                     help_text="Optional: the symptom ids that matched (from the match evidence)")
+
+
+class FeedbackOut(serializers.Serializer):
+    article = serializers.CharField()
+    helpful = serializers.BooleanField()
+    counts = serializers.DictField(child=serializers.IntegerField())

@@ -11,6 +11,7 @@ urlpatterns = [
          name="api-revision-restore"),
     path("components/", views.ComponentList.as_view(), name="api-components"),
     path("match/", views.MatchView.as_view(), name="api-match"),
+    path("feedback/", views.FeedbackView.as_view(), name="api-feedback"),
     path("analyses/", views.AnalysisCreate.as_view(), name="api-analyses"),
     path("analyses/<str:analysis_id>/", views.AnalysisDetail.as_view(), name="api-analysis"),
     path("integrations/slack/command", SlackCommandView.as_view(), name="slack-command"),

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from troubleshoot import selectors
-from troubleshoot.analysis import Upload, UploadError, analysis_create, analysis_payload, analysis_visible
+from troubleshoot.analysis import Upload, UploadError, analysis_create, analysis_payload, visible_to
 from troubleshoot.api.errors import Conflict, PayloadTooLarge
 from troubleshoot.api.renderers import MarkdownRenderer
 from troubleshoot.api.serializers import (
@@ -27,10 +27,13 @@ from troubleshoot.api.serializers import (
     ArticleListSerializer,
     ArticleWriteSerializer,
     ComponentSerializer,
+    FeedbackInput,
+    FeedbackOut,
     MatchInput,
     MatchResponse,
     RevisionOut,
 )
+from troubleshoot.feedback import article_exists, feedback_counts, feedback_record, voter_key
 from troubleshoot.kbformat import ArticleData, FormatError, article_from_dict
 from troubleshoot.matching import InputTooLarge, match_payload, match_text
 from troubleshoot.models import Analysis, Article
@@ -38,10 +41,11 @@ from troubleshoot.search import articles_search
 from troubleshoot.services import article_delete, article_restore, article_save, article_to_data
 
 SEARCH_LIMIT = 1000
+LANGS = ["en", "zh-hans"]
 
 LIST_PARAMS = [
     OpenApiParameter("q", OpenApiTypes.STR, description="Full-text query (same ranking as /search/)."),
-    OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"]),
+    OpenApiParameter("language", OpenApiTypes.STR, enum=LANGS),
     OpenApiParameter("component", OpenApiTypes.STR, description="Component slug or name."),
     OpenApiParameter("status", OpenApiTypes.STR, enum=["draft", "published", "archived"],
                      description="Only for users who can change articles; others always see published ones."),
@@ -139,25 +143,25 @@ class ArticleDetail(generics.RetrieveAPIView):
         return Response(ArticleDetailSerializer(fresh, context={"request": request}).data)
 
     @extend_schema(request=ArticleWriteSerializer, responses={200: ArticleDetailSerializer},
-                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=LANGS)],
                    summary="Replace an article", description=WRITE_DESCRIPTION)
     def put(self, request: Request, slug: str) -> Response:
         return self._write(request, partial=False)
 
     @extend_schema(request=ArticleWriteSerializer, responses={200: ArticleDetailSerializer},
-                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=LANGS)],
                    summary="Change some fields of an article", description=WRITE_DESCRIPTION)
     def patch(self, request: Request, slug: str) -> Response:
         return self._write(request, partial=True)
 
     @extend_schema(responses={204: None},
-                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=LANGS)],
                    summary="Delete an article (its revisions go with it; export first to keep a copy)")
     def delete(self, request: Request, slug: str) -> Response:
         article_delete(article=self.get_object())
         return Response(status=204)
 
-    @extend_schema(parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+    @extend_schema(parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=LANGS)],
                    summary="One article, the whole record")
     def get(self, request: Request, *args, **kwargs) -> Response:  # type: ignore[no-untyped-def]
         return super().get(request, *args, **kwargs)
@@ -187,7 +191,7 @@ class RevisionList(APIView):
             self.permission_denied(request, message="Reading revisions needs the permission to change articles.")
 
     @extend_schema(responses={200: RevisionOut(many=True)},
-                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=LANGS)],
                    summary="Every saved version of an article, newest first")
     def get(self, request: Request, slug: str) -> Response:
         article = _article_for_revisions(request, slug)
@@ -197,7 +201,7 @@ class RevisionList(APIView):
 
 class RevisionRestore(RevisionList):
     @extend_schema(request=None, responses={200: ArticleDetailSerializer},
-                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=["en", "zh-hans"])],
+                   parameters=[OpenApiParameter("language", OpenApiTypes.STR, enum=LANGS)],
                    summary="Restore a revision (stored as a new revision)")
     def post(self, request: Request, slug: str, number: int) -> Response:
         article = _article_for_revisions(request, slug)
@@ -338,6 +342,38 @@ class AnalysisDetail(APIView):
     def get(self, request: Request, analysis_id: str) -> Response:
         analysis = Analysis.objects.filter(pk=analysis_id).first()
         session_key = request._request.session.session_key
-        if analysis is None or not analysis_visible(analysis, user=request.user, session_key=session_key):
+        if analysis is None or not visible_to(analysis, user=request.user, session_key=session_key):
             raise NotFound("No analysis with this id (it may have expired, or belong to someone else).")
         return Response(analysis_payload(analysis, request=request))
+
+
+def client_address(request) -> str:  # type: ignore[no-untyped-def]
+    return request.META.get("REMOTE_ADDR", "")
+
+
+class FeedbackView(APIView):
+    """"Did this fix it?" votes. One vote per voter and article; voting again replaces it."""
+
+    read_like = True
+
+    @extend_schema(request=FeedbackInput, responses={201: FeedbackOut}, summary="Vote on an article",
+                   examples=[OpenApiExample("Helpful", request_only=True,
+                                            value={"article": "untolerated-taint", "helpful": True})])
+    def post(self, request: Request) -> Response:
+        if request.data is not None and not isinstance(request.data, dict):
+            raise ValidationError({"non_field_errors": "Send a JSON object."})
+        for name in ("helpful",):
+            if name in request.data and not isinstance(request.data[name], bool):
+                raise ValidationError({name: "must be true or false"})
+        serializer = FeedbackInput(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        if not article_exists(data["article"]):
+            raise NotFound(f"No published article with slug '{data['article']}'.")
+        session_key = None if request.user.is_authenticated else _session_key(request)
+        vote = feedback_record(
+            slug=data["article"], language=data["language"], helpful=data["helpful"],
+            voter=voter_key(user=request.user, session_key=session_key, address=client_address(request)),
+            user=request.user, query=data.get("query", ""), symptoms=data.get("symptoms"))
+        return Response({"article": vote.slug, "helpful": vote.helpful, "counts": feedback_counts(slug=vote.slug)},
+                        status=201)
