@@ -135,7 +135,7 @@ def test_feedback_is_one_vote_per_voter_and_a_bounded_prior(client, fixture_kb, 
     call(client, "post", "/api/v1/feedback/", {"article": "oom-demo", "helpful": False})
     assert call(client, "post", "/api/v1/feedback/", {"article": "oom-demo", "helpful": False}).json()["counts"] == {
         "helpful": 0, "unhelpful": 1}
-    for i in range(50):
+    for _ in range(50):
         c = Client()
         call(c, "post", "/api/v1/feedback/", {"article": "dns-demo", "helpful": True})
     assert 0 < feedback_priors()["dns-demo"] <= PRIOR_MAX

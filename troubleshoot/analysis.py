@@ -277,7 +277,7 @@ def analyses_expire() -> int:
     return deleted
 
 
-def analysis_visible(analysis: Analysis, *, user: Any, session_key: str | None) -> bool:
+def visible_to(analysis: Analysis, *, user: Any, session_key: str | None) -> bool:
     if user is not None and user.is_authenticated:
         if user.is_staff or (analysis.owner_id is not None and analysis.owner_id == user.pk):
             return True

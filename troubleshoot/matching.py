@@ -15,6 +15,7 @@ from django.conf import settings
 from troubleshoot.engine.fill import fill_placeholders
 from troubleshoot.engine.matcher import Matcher
 from troubleshoot.engine.types import ArticleMatch, MatchResult, Signature
+from troubleshoot.feedback import feedback_priors
 from troubleshoot.models import Article, KBState, Symptom
 from troubleshoot.search import articles_search, index_sync
 
@@ -141,8 +142,12 @@ def match_payload(outcome: MatchOutcome, *, request: Any = None,
                           "how": e.how} for e in m.evidence],
             "captures": dict(m.captures),
         })
+    # Feedback is a bounded prior (±feedback.PRIOR_MAX): it reorders near-ties only.
+    priors = feedback_priors() if len(matches) > 1 else {}
+    if priors:
+        matches.sort(key=lambda m: m["score"] + priors.get(m["slug"], 0.0), reverse=True)
     best = None
-    if outcome.result.best is not None and matches and matches[0]["slug"] == outcome.result.best.topic:
+    if outcome.result.best is not None and matches and matches[0]["confidence"] in ("high", "medium"):
         best = matches[0]
     stats = dict(outcome.result.stats)
     stats["ms"] = round(outcome.ms, 2)
