@@ -1,8 +1,9 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from troubleshoot import views
+from troubleshoot.metrics import metrics_view
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -17,9 +18,11 @@ urlpatterns = [
     path("components/", views.components, name="components"),
     path("components/<slug:slug>/", views.component, name="component"),
     path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("api/v1/", include("troubleshoot.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="swagger-ui"),
     path("admin/", admin.site.urls),
 ]

@@ -21,6 +21,7 @@ from django.utils import timezone
 from troubleshoot.engine.normalize import normalize
 from troubleshoot.kubectl import analyze_text
 from troubleshoot.matching import match_payload, match_text
+from troubleshoot.metrics import ANALYSIS_SECONDS, ANALYSIS_TOTAL
 from troubleshoot.models import Analysis
 from troubleshoot.redact import redact
 
@@ -250,12 +251,16 @@ def analysis_run(*, analysis_id: str) -> None:
         Analysis.objects.filter(pk=analysis_id).update(progress=round(min(fraction, 0.99), 3),
                                                        progress_message=message[:200])
 
+    started = time.perf_counter()
     try:
         result = analysis_compute(analysis.text, progress=progress)
     except Exception as exc:  # noqa: BLE001 - any failure must end as `failed`, never stuck
+        ANALYSIS_TOTAL.labels("failed").inc()
         log.exception("analysis %s failed", analysis_id)
         analysis_fail(analysis_id=analysis_id, message=f"The analysis crashed: {type(exc).__name__}: {exc}"[:2000])
         return
+    ANALYSIS_SECONDS.observe(time.perf_counter() - started)
+    ANALYSIS_TOTAL.labels("done").inc()
     Analysis.objects.filter(pk=analysis_id).update(
         status=Analysis.Status.DONE, progress=1.0, progress_message="done", findings=result["findings"],
         matches=result["matches"], summary=result["summary"], finished=timezone.now(), error="")

@@ -16,6 +16,7 @@ from troubleshoot.engine.fill import fill_placeholders
 from troubleshoot.engine.matcher import Matcher
 from troubleshoot.engine.types import ArticleMatch, MatchResult, Signature
 from troubleshoot.feedback import feedback_priors
+from troubleshoot.metrics import MATCH_SECONDS, MATCH_TOTAL
 from troubleshoot.models import Article, KBState, Symptom
 from troubleshoot.search import articles_search, index_sync
 
@@ -95,7 +96,10 @@ def match_text(*, text: str | bytes, limit: int = 5, language: str = "en", use_r
         qs = (Article.objects.published().filter(slug__in={k[0] for k in keys})
               .prefetch_related("causes", "fixes"))
         articles = {(a.slug, a.language): a for a in qs if (a.slug, a.language) in keys}
-    return MatchOutcome(result=result, articles=articles, ms=(time.perf_counter() - started) * 1000)
+    elapsed = time.perf_counter() - started
+    MATCH_SECONDS.observe(elapsed)
+    MATCH_TOTAL.labels("confident" if result.best is not None else "none").inc()
+    return MatchOutcome(result=result, articles=articles, ms=elapsed * 1000)
 
 
 def _cause_and_fix(article: Article, match: ArticleMatch, mark: Callable[[str], str] | None = None

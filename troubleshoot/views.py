@@ -100,7 +100,17 @@ def component(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def healthz(request: HttpRequest) -> HttpResponse:
+    """Liveness: the process answers. Touches nothing else."""
     return JsonResponse({"status": "ok"})
+
+
+def readyz(request: HttpRequest) -> HttpResponse:
+    """Readiness for load balancers: database, search index freshness, broker when configured."""
+    from troubleshoot.health import readiness
+
+    checks = readiness()
+    ok = all(c["ok"] for c in checks.values())
+    return JsonResponse({"status": "ok" if ok else "unavailable", "checks": checks}, status=200 if ok else 503)
 
 
 def _evidence_segments(text: str, span: list[int]) -> dict[str, str]:

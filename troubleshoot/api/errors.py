@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -45,7 +46,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.PermissionDenied()
     response = drf_exception_handler(exc, context)
     if response is None:
-        return None
+        # Anything unexpected: log it with its traceback, answer in the API's shape, show nothing inside.
+        logging.getLogger("troubleshoot.api").error("unhandled error in %s", context.get("view"), exc_info=exc)
+        return Response(error_body("server_error", "Internal error; it was logged. Please try again later."),
+                        status=500)
     detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
     if isinstance(exc, exceptions.APIException):
         codes = exc.get_codes()
