@@ -177,3 +177,21 @@ def test_analyze_command(shipped_kb, capsys):
     call_command("analyze", str(KUBECTL / "describe-pod-pending-taint.txt"), "--json")
     report = json.loads(capsys.readouterr().out)
     assert report["findings"][0]["articles"]
+
+
+@pytest.mark.django_db
+def test_a_broker_that_is_down_gives_a_clear_503_not_a_500(client, shipped_kb, monkeypatch):
+    from troubleshoot import tasks
+
+    def refuse(*args, **kwargs):
+        raise ConnectionRefusedError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
+
+    monkeypatch.setattr(tasks.analysis_run_task, "apply_async", refuse)
+    response = upload(client, ("describe.txt", PENDING_TAINT))
+    assert response.status_code == 503
+    error = response.json()["error"]
+    assert error["code"] == "queue_unavailable" and "unreachable" in error["message"]
+    assert Analysis.objects.get(pk=error["details"]["id"]).status == "failed"
+    # Matching still works.
+    ok = client.post("/api/v1/match/", data=json.dumps({"text": "OOMKilled"}), content_type="application/json")
+    assert ok.status_code == 200

@@ -140,10 +140,24 @@ def analysis_create(*, uploads: list[Upload], text: str | None, owner: Any = Non
         redactions=[{"kind": r.kind, "line": r.line, "preview": r.preview} for r in found],
         progress_message="waiting for a worker",
     )
+    transaction.on_commit(lambda: analysis_enqueue(analysis_id=analysis.id))
+    return analysis
+
+
+QUEUE_DOWN = ("The task queue (CELERY_BROKER_URL) is unreachable, so the analysis could not be queued. "
+              "Matching still works; try the analysis again later.")
+
+
+def analysis_enqueue(*, analysis_id: str) -> None:
+    """Hand the analysis to a worker (inline without a broker); a broker that is down fails it
+    at once with a clear message instead of an error page or a forever-queued analysis."""
     from troubleshoot.tasks import analysis_run_task
 
-    transaction.on_commit(lambda: analysis_run_task.delay(analysis.id))
-    return analysis
+    try:
+        analysis_run_task.apply_async(args=[analysis_id], retry=False)
+    except Exception:  # noqa: BLE001 - kombu/redis raise many kinds of connection errors
+        log.exception("could not queue analysis %s", analysis_id)
+        analysis_fail(analysis_id=analysis_id, message=QUEUE_DOWN)
 
 
 def _compact(match: dict[str, Any]) -> dict[str, Any]:

@@ -16,8 +16,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from troubleshoot import selectors
-from troubleshoot.analysis import Upload, UploadError, analysis_create, analysis_payload, visible_to
-from troubleshoot.api.errors import Conflict, PayloadTooLarge
+from troubleshoot.analysis import QUEUE_DOWN, Upload, UploadError, analysis_create, analysis_payload, visible_to
+from troubleshoot.api.errors import Conflict, PayloadTooLarge, error_body
 from troubleshoot.api.renderers import MarkdownRenderer
 from troubleshoot.api.serializers import (
     AnalysisCreated,
@@ -331,6 +331,8 @@ class AnalysisCreate(StrictJSONMixin, APIView):
                 raise PayloadTooLarge(exc.message) from None
             raise ValidationError({"files": exc.message}) from None
         analysis.refresh_from_db()
+        if analysis.status == Analysis.Status.FAILED and analysis.error == QUEUE_DOWN:
+            return Response(error_body("queue_unavailable", QUEUE_DOWN, {"id": analysis.id}), status=503)
         return Response({"id": analysis.id, "status": analysis.status,
                          "url": request.build_absolute_uri(analysis.get_absolute_url())}, status=202)
 
