@@ -44,3 +44,6 @@ def index_check_task() -> None:
     from troubleshoot.search import index_sync
 
     index_sync(force=True)
+
+
+from troubleshoot.slack import slack_followup  # noqa: E402,F401  (registers the task)
