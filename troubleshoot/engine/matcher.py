@@ -64,7 +64,7 @@ class Matcher:
         self,
         signatures: Iterable[Signature],
         *,
-        pattern_timeout: float = 0.05,
+        pattern_timeout: float = 0.1,
         generic_phrases: Iterable[str] = GENERIC_PHRASES,
     ):
         self.signatures: list[Signature] = list(signatures)

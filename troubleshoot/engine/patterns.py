@@ -132,14 +132,18 @@ def validate_pattern(pattern: str, *, require_groups: bool = True, budget: float
     return None
 
 
+STRIKES = 3
+
+
 class PatternSet:
     """All signature patterns, compiled once."""
 
-    def __init__(self, signatures: Sequence[Signature], timeout: float = 0.05):
+    def __init__(self, signatures: Sequence[Signature], timeout: float = 0.1):
         self.timeout = timeout
         self.compiled: dict[int, regex.Pattern[str]] = {}
         self.literal: dict[int, str] = {}
         self.disabled: set[int] = set()
+        self.strikes: dict[int, int] = {}
         self.errors: dict[int, str] = {}
         automaton = ahocorasick.Automaton()
         by_literal: dict[str, list[int]] = {}
@@ -204,8 +208,12 @@ class PatternSet:
         try:
             m = compiled.search(text[:MAX_TEXT], timeout=budget)
         except TimeoutError:
+            # A busy machine can stall one search past its budget; only a pattern that keeps
+            # timing out (STRIKES times) is switched off for the life of the process.
             if budget >= self.timeout * 0.9:
-                self.disabled.add(sig)
+                self.strikes[sig] = self.strikes.get(sig, 0) + 1
+                if self.strikes[sig] >= STRIKES:
+                    self.disabled.add(sig)
             return None
         if m is None:
             return None
