@@ -278,3 +278,5 @@ CELERY_BEAT_SCHEDULE = {
     "analyses-expire": {"task": "troubleshoot.analyses_expire", "schedule": 3600.0},
     "index-check": {"task": "troubleshoot.index_check", "schedule": 300.0},
 }
+
+FORMS_URLFIELD_ASSUME_HTTPS = True

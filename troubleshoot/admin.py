@@ -10,11 +10,23 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
 from troubleshoot import services
-from troubleshoot.models import Article, Cause, Component, Fix, Reference, Revision, Symptom, VersionRange
+from troubleshoot.feedback import feedback_by_symptom, feedback_counts
+from troubleshoot.models import (
+    Analysis,
+    Article,
+    Cause,
+    Component,
+    Feedback,
+    Fix,
+    Reference,
+    Revision,
+    Symptom,
+    VersionRange,
+)
 
 
 class CauseInline(admin.StackedInline):
@@ -53,17 +65,36 @@ class ReferenceInline(admin.TabularInline):
 
 @admin.register(Article)
 class ArticleAdmin(admin.ModelAdmin):
-    list_display = ["title", "slug", "language", "status", "updated", "history_link"]
+    list_display = ["title", "slug", "language", "status", "updated", "votes", "history_link"]
     list_filter = ["status", "language", "components"]
     search_fields = ["title", "slug", "summary", "symptoms__text"]
     filter_horizontal = ["components"]
-    readonly_fields = ["created", "updated", "author"]
+    readonly_fields = ["created", "updated", "author", "feedback_summary"]
     fieldsets = [
         (None, {"fields": ["slug", "language", "title", "summary", "status", "components"]}),
         ("Content", {"fields": ["environment", "problem", "best_practices"]}),
+        ("Feedback", {"fields": ["feedback_summary"]}),
         ("Record", {"fields": ["author", "created", "updated"], "classes": ["collapse"]}),
     ]
     inlines = [SymptomInline, CauseInline, FixInline, VersionInline, ReferenceInline]
+
+    @admin.display(description="Votes (👍/👎)")
+    def votes(self, obj: Article) -> str:
+        counts = feedback_counts(slug=obj.slug)
+        return f"{counts['helpful']} / {counts['unhelpful']}"
+
+    @admin.display(description="Did it fix it? (per article and per matched symptom)")
+    def feedback_summary(self, obj: Article) -> str:
+        if obj.pk is None:
+            return "—"
+        counts = feedback_counts(slug=obj.slug)
+        by_symptom = feedback_by_symptom(slug=obj.slug)
+        texts = {f"{obj.slug}:{obj.language}:{s.position}": s.text for s in obj.symptoms.all()}
+        rows = format_html_join("", "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                                ((texts.get(key, key)[:120], c["helpful"], c["unhelpful"])
+                                 for key, c in sorted(by_symptom.items())))
+        return format_html("<p>Helpful: {} · Not helpful: {}</p><table><tr><th>Symptom</th><th>👍</th><th>👎</th>"
+                           "</tr>{}</table>", counts["helpful"], counts["unhelpful"], rows)
 
     @admin.display(description="History")
     def history_link(self, obj: Article) -> str:
@@ -120,6 +151,23 @@ class ArticleAdmin(admin.ModelAdmin):
         else:
             messages.info(request, f"Revision {number} is the current content; nothing changed.")
         return HttpResponseRedirect(reverse("admin:troubleshoot_article_change", args=[article.pk]))
+
+
+@admin.register(Feedback)
+class FeedbackAdmin(admin.ModelAdmin):
+    list_display = ["slug", "language", "helpful", "voter", "created"]
+    list_filter = ["helpful", "language"]
+    search_fields = ["slug", "query"]
+    readonly_fields = ["slug", "language", "helpful", "voter", "user", "query", "symptoms", "created"]
+
+
+@admin.register(Analysis)
+class AnalysisAdmin(admin.ModelAdmin):
+    list_display = ["id", "status", "owner", "created", "finished"]
+    list_filter = ["status"]
+    readonly_fields = ["id", "owner", "session_key", "status", "progress", "progress_message", "sources",
+                       "redactions", "summary", "error", "attempts", "created", "started", "finished"]
+    exclude = ["text", "findings", "matches"]
 
 
 @admin.register(Component)
