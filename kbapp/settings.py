@@ -64,6 +64,9 @@ KB_DATA_DIR.mkdir(parents=True, exist_ok=True)
 KB_INDEX_DIR = KB_DATA_DIR / "index"
 KB_SHIPPED_DIR = BASE_DIR / "troubleshoot" / "kb"
 KB_PUBLIC_READ = env_bool("KB_PUBLIC_READ", True)
+# The address users reach the site at (for links in Slack answers behind a proxy); default: the request's host.
+KB_PUBLIC_URL = os.environ.get("KB_PUBLIC_URL", "").rstrip("/")
+SLACK_SIGNING_SECRET = os.environ.get("SLACK_SIGNING_SECRET", "")
 # How often (seconds) a process checks the database's KB revision counter to notice
 # edits made by another process; the check is one indexed query.
 KB_SYNC_INTERVAL = float(env_int("KB_SYNC_INTERVAL_MS", 1000)) / 1000.0
@@ -214,7 +217,10 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 300, minimum=5)
 CELERY_TASK_SOFT_TIME_LIMIT = max(CELERY_TASK_TIME_LIMIT - 10, 1)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT * 2}
+# A broker that is down must not stall a web request (Slack allows 3 s): fail fast instead.
+CELERY_BROKER_CONNECTION_TIMEOUT = 1.5
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT * 2,
+                                   "socket_connect_timeout": 1.5, "max_retries": 0}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -279,4 +285,3 @@ CELERY_BEAT_SCHEDULE = {
     "index-check": {"task": "troubleshoot.index_check", "schedule": 300.0},
 }
 
-FORMS_URLFIELD_ASSUME_HTTPS = True

@@ -362,8 +362,9 @@ class FeedbackView(APIView):
                    examples=[OpenApiExample("Helpful", request_only=True,
                                             value={"article": "untolerated-taint", "helpful": True})])
     def post(self, request: Request) -> Response:
-        if request.data is not None and not isinstance(request.data, dict):
-            raise ValidationError({"non_field_errors": "Send a JSON object."})
+        if not isinstance(request.data, dict):
+            raise ValidationError({"non_field_errors": "Send a JSON object such as "
+                                                       "{\"article\": \"slug\", \"helpful\": true}."})
         for name in ("helpful",):
             if name in request.data and not isinstance(request.data[name], bool):
                 raise ValidationError({name: "must be true or false"})
