@@ -18,6 +18,7 @@ def test_check_deploy_is_clean_with_the_documented_production_settings(tmp_path)
            "DJANGO_SECRET_KEY": "x7" * 30 + "-a-long-random-production-secret",
            "DJANGO_ALLOWED_HOSTS": "kb.example.internal"}
     env.pop("DATABASE_URL", None)
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # set by the browser tests in this process
     result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr

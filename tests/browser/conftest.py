@@ -27,6 +27,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     # Playwright runs an event loop in this thread; the test's own ORM calls are synchronous and safe.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as p:
         chromium = p.chromium.launch(
@@ -36,6 +37,10 @@ def browser():
         )
         yield chromium
         chromium.close()
+    if previous is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture
