@@ -66,13 +66,22 @@ class _Span:
 # ---------------------------------------------------------------------------
 
 # A value after "key=" or "key: ".  Quoted values keep their quotes outside
-# the span; unquoted values stop at whitespace and common delimiters.  Values
+# the span; unquoted values stop at whitespace, common delimiters and at the
+# "&" that starts the next query-string parameter.  Values
 # that are obviously not secrets (placeholders, references, lists, markers)
 # are refused up front.
+_QUOTED_VALUE = r""""(?P<dq>(?:[^"\\\n]|\\.)*+)"|'(?P<sq>[^'\n]*+)'"""
+_NOT_A_VALUE = r"""(?![\[{<(`]|\$[{(]|\*+(?:\s|$))"""
 _VALUE = (
-    r"""(?:"(?P<dq>(?:[^"\\\n]|\\.)*+)\""""
-    r"""|'(?P<sq>[^'\n]*+)'"""
-    r"""|(?P<uq>(?![\[{<(]|\$[{(]|\*+(?:\s|$))[^\s"'`,;}]++))"""
+    rf"""(?:{_QUOTED_VALUE}"""
+    # A backslash escape such as the "\n" inside a JSON log line ends it too.
+    rf"""|(?P<uq>{_NOT_A_VALUE}(?:[^\s"'`,;&}}\\]|&(?![\w.-]*+=)|\\(?![nrt"\\]))++))"""
+)
+# After "key: " the value runs to the end of the line (see _AFTER_PLAIN_COLON).
+_LINE_END = r"""(?=[,}\]]?[ \t]*(?:[ \t]#[^\n]*)?(?:\r?\n|\Z)|["'](?:\s|\Z))"""
+_VALUE_TO_EOL = (
+    rf"""(?:(?:{_QUOTED_VALUE})(?=[ \t]*(?:[,}}\]][ \t]*)?(?:[ \t]#[^\n]*)?(?:\r?\n|\Z))"""
+    rf"""|(?P<uq>{_NOT_A_VALUE}(?!["'])\S+?){_LINE_END})"""
 )
 
 # Endings of key names whose value is a secret (matched case-insensitively
@@ -120,7 +129,9 @@ _HARMLESS_VALUES = frozenset(
      "redacted", "<redacted>", "hidden", "<hidden>", "masked", "%s", "-"}
 )
 _PLACEHOLDER_RE = re.compile(
-    r"""^(?:\$[A-Z_][A-Z0-9_]*|\$\{.*|\$\(.*|\{\{.*|<[^>]*>|\*+|%\([a-z_]+\)s|\[REDACTED:.*)$""",
+    r"""^(?:\$[A-Z_][A-Z0-9_]*|\$\{.*|\$\(.*|\{\{.*|<[^>]*>|\*+|%\([a-z_]+\)s|\[REDACTED:.*"""
+    # Terraform/HCL references such as data.aws_eks_cluster_auth.this.token
+    r"""|(?:var|data|local|module|each|self|path|random_[a-z]+|aws_[a-z0-9_]+)\.[\w.\[\]"*-]+)$""",
     re.S,
 )
 # Key names that end like a secret but only ever hold a name or a switch.
@@ -135,11 +146,24 @@ def _harmless(value: str) -> bool:
     return v.lower() in _HARMLESS_VALUES or bool(_PLACEHOLDER_RE.match(v))
 
 
-def _value_span(m: re.Match) -> tuple[int, int] | None:
+def _value_span(m: re.Match, text: str) -> tuple[int, int] | None:
+    """The secret part of a match of ``_VALUE``, or None when it is harmless."""
     for g in ("dq", "sq", "uq"):
         if m.group(g) is not None:
-            return m.start(g), m.end(g)
-    return None
+            start, end = m.start(g), m.end(g)
+            break
+    else:
+        return None
+    if g == "uq" and text[end - 1] == ")":
+        # "(using password: YES)": a closing bracket that was never opened
+        # inside the value belongs to the surrounding text.
+        surplus = text.count(")", start, end) - text.count("(", start, end)
+        while surplus > 0 and end > start and text[end - 1] == ")":
+            end -= 1
+            surplus -= 1
+    if start >= end or _harmless(text[start:end]):
+        return None
+    return start, end
 
 
 def _kind_for_key(key: str) -> str | None:
@@ -203,138 +227,241 @@ def _jwt_kind(token: str) -> str:
 
 
 class _Rule:
-    """A compiled pattern plus how to turn one match into a span."""
+    """A pattern plus how to turn one of its matches into a span.
 
-    def __init__(self, pattern: str, kind, prio: int, group=0, flags: int = 0, check=None):
-        self.regex = re.compile(pattern, flags)
-        self.kind = kind  # str, or callable(match, text) -> str | None
+    ``anchor`` (optional) is a case-sensitive pattern searched in the
+    ASCII-lower-cased text; the full ``pattern`` is then only tried at the
+    anchor's position.  That keeps case-insensitive rules fast: the regex
+    engine can use a literal prefix instead of testing every position.
+    """
+
+    def __init__(self, pattern: str, kind, prio: int, group=0, anchor: str | None = None,
+                 check=None):
+        self.regex = re.compile(pattern)
+        self.anchor = re.compile(anchor) if anchor else None
+        self.kind = kind  # str, or callable(match) -> str | None
         self.prio = prio
         self.group = group  # group name/number, or "value" for the _VALUE groups
         self.check = check  # optional callable(match, text) -> bool
 
-    def scan(self, text: str, out: list) -> None:
-        for m in self.regex.finditer(text):
+    def _matches(self, text: str, lowered: str):
+        if self.anchor is None:
+            yield from self.regex.finditer(text)
+            return
+        resume = 0
+        for a in self.anchor.finditer(lowered):
+            if a.start() < resume:
+                continue
+            m = self.regex.match(text, a.start())
+            if m is not None:
+                resume = m.end()
+                yield m
+
+    def scan(self, text: str, lowered: str, out: list) -> None:
+        for m in self._matches(text, lowered):
             if self.group == "value":
-                span = _value_span(m)
+                span = _value_span(m, text)
                 if span is None:
                     continue
                 start, end = span
-                # "(using password: YES)": a closing bracket that was never
-                # opened inside the value belongs to the surrounding text.
-                if text[end - 1] == ")":
-                    surplus = text.count(")", start, end) - text.count("(", start, end)
-                    while surplus > 0 and end > start and text[end - 1] == ")":
-                        end -= 1
-                        surplus -= 1
-                if _harmless(text[start:end]):
-                    continue
             else:
                 start, end = m.span(self.group)
             if start >= end:
                 continue
             if self.check is not None and not self.check(m, text):
                 continue
-            kind = self.kind(m, text) if callable(self.kind) else self.kind
+            kind = self.kind(m) if callable(self.kind) else self.kind
             if kind is None:
                 continue
             out.append(_Span(start, end, self.prio, kind))
-
-
-def _not_byte_count(m: re.Match, text: str) -> bool:
-    # `kubectl describe secret` prints "password:  16 bytes" - not a secret.
-    start, end = _value_span(m)
-    return not (m.group("uq") is not None and text.startswith(" bytes", end))
-
-
-def _key_kind(m: re.Match, text: str) -> str | None:
-    return _kind_for_key(m.group("key"))
 
 
 def _pem_b64_is_private(m: re.Match, text: str) -> bool:
     return b"PRIVATE KEY" in _decode_b64(m.group(0)[:64])
 
 
+# The look-behinds placed *after* a literal make sure the literal starts a
+# token (e.g. "(?<![A-Za-z0-9]....)" right after the 4 letters of "AKIA").
+# Putting the literal first lets the regex engine skip ahead quickly.
+def _n(width: int) -> str:
+    return "." * width
+
+
 _RULES: list[_Rule] = [
     # --- self-identifying formats ------------------------------------------
-    _Rule(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])",
+    _Rule(r"A[KS]IA(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])",
           "aws-access-key-id", P_FORMAT),
     # A 40-character secret printed on the same line right after a key id
     # (credentials CSV, `aws configure` transcripts, ...).
-    _Rule(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}[\s,:;|\"']{1,10}"
+    _Rule(r"A[KS]IA(?<![A-Za-z0-9]....)[A-Z0-9]{16}[\s,:;|\"']{1,10}"
           rf"(?P<s>[{_B64}]{{40}})(?![{_B64}=])",
           "aws-secret-key", P_CONTEXT, group="s"),
     # STS session tokens have recognisable base64 prefixes.
-    _Rule(rf"(?<![{_B64}])(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz|FQoGZXIvYXdz)[{_B64}=%]{{40,}}+",
+    _Rule(rf"(?:IQoJb3JpZ2luX2Vj(?<![{_B64}]{_n(16)})|F[wQ]oGZXIvYXdz(?<![{_B64}]{_n(12)}))"
+          rf"[{_B64}=%]{{40,}}+",
           "aws-session-token", P_FORMAT),
     _Rule(r"(?i)X-Amz-Security-Token=(?P<s>[^&\s\"'<>]++)",
-          "aws-session-token", P_CONTEXT, group="s"),
+          "aws-session-token", P_CONTEXT, group="s", anchor=r"x-amz-security-token="),
     _Rule(r"(?i)X-Amz-Signature=(?P<s>[0-9a-f]{64})(?![0-9a-f])",
-          "aws-signature", P_CONTEXT, group="s"),
-    _Rule(r"(?<![A-Za-z0-9_])(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}+",
+          "aws-signature", P_CONTEXT, group="s", anchor=r"x-amz-signature="),
+    _Rule(r"gh[pousr]_(?<![A-Za-z0-9_]....)[A-Za-z0-9]{30,}+", "github-token", P_FORMAT),
+    _Rule(rf"github_pat_(?<![A-Za-z0-9_]{_n(11)})[A-Za-z0-9_]{{30,}}+",
           "github-token", P_FORMAT),
-    _Rule(r"(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{30,}+", "github-token", P_FORMAT),
-    _Rule(r"(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}+", "gitlab-token", P_FORMAT),
-    _Rule(r"(?<![A-Za-z0-9-])(?:xox[abposre]-[A-Za-z0-9-]{10,}+|xapp-\d-[A-Za-z0-9-]{10,}+)",
+    _Rule(r"glpat-(?<![A-Za-z0-9_-]......)[A-Za-z0-9_-]{20,}+", "gitlab-token", P_FORMAT),
+    _Rule(r"x(?:ox[abposre]-(?<![A-Za-z0-9-].....)[A-Za-z0-9-]{10,}+"
+          r"|app-(?<![A-Za-z0-9-].....)\d-[A-Za-z0-9-]{10,}+)",
           "slack-token", P_FORMAT),
     _Rule(r"(?i)hooks\.slack\.com/(?:services|workflows|triggers)/(?P<s>[A-Za-z0-9_/-]++)",
-          "slack-webhook", P_FORMAT, group="s"),
+          "slack-webhook", P_FORMAT, group="s", anchor=r"hooks\.slack\.com/"),
     # JSON Web Tokens, including Kubernetes service-account tokens.
-    _Rule(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}+\."
+    _Rule(r"eyJ(?<![A-Za-z0-9_-]...)[A-Za-z0-9_-]{10,}+\."
           r"(?:eyJ[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]*+|[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{10,}+)",
-          lambda m, t: _jwt_kind(m.group(0)), P_FORMAT),
+          lambda m: _jwt_kind(m.group(0)), P_FORMAT),
     # A JWT that was base64-encoded once more (Secret data, dumps).
-    _Rule(rf"(?<![{_B64}])ZXlKaGJHY2lPaU[{_B64}]{{40,}}+=*", "jwt", P_FORMAT),
+    _Rule(rf"ZXlKaGJHY2lPaU(?<![{_B64}]{_n(14)})[{_B64}]{{40,}}+=*", "jwt", P_FORMAT),
     # `aws ecr get-login-password` output.
-    _Rule(rf"(?<![{_B64}])eyJwYXlsb2FkIjoi[{_B64}]{{40,}}+=*", "ecr-token", P_FORMAT),
+    _Rule(rf"eyJwYXlsb2FkIjoi(?<![{_B64}]{_n(16)})[{_B64}]{{40,}}+=*",
+          "ecr-token", P_FORMAT),
     # `aws eks get-token` output.
-    _Rule(r"(?<![A-Za-z0-9_.-])k8s-aws-v1\.[A-Za-z0-9_-]{20,}+", "eks-token", P_FORMAT),
+    _Rule(rf"k8s-aws-v1\.(?<![A-Za-z0-9_.-]{_n(11)})[A-Za-z0-9_-]{{20,}}+", "eks-token", P_FORMAT),
     # base64 of "-----BEGIN ... PRIVATE KEY-----" (Secrets, kubeconfig, helm values).
-    _Rule(rf"(?<![{_B64}])LS0tLS1CRUdJTi[{_B64}]{{20,}}+=*", "private-key", P_FORMAT,
-          check=_pem_b64_is_private),
+    _Rule(rf"LS0tLS1CRUdJTi(?<![{_B64}]{_n(14)})[{_B64}]{{20,}}+=*", "private-key",
+          P_FORMAT, check=_pem_b64_is_private),
     # --- context-dependent values -------------------------------------------
     _Rule(r"(?i)(?<![A-Za-z0-9_-])authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
           r"(?:bearer|token|bot)[ \t]++(?P<s>(?!\[REDACTED:|\$)[^\s\"',;]++)",
-          "bearer-token", P_CONTEXT, group="s"),
+          "bearer-token", P_CONTEXT, group="s", anchor="authorization"),
     _Rule(r"(?i)(?<![A-Za-z0-9_-])authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
           r"basic[ \t]++(?P<s>[A-Za-z0-9+/]{8,}+=*)",
-          "basic-auth", P_CONTEXT, group="s"),
+          "basic-auth", P_CONTEXT, group="s", anchor="authorization"),
     _Rule(r"(?i)(?<![A-Za-z0-9_-])bearer[ \t]++(?P<s>[A-Za-z0-9._~+/-]{16,}+=*)",
-          "bearer-token", P_CONTEXT, group="s"),
+          "bearer-token", P_CONTEXT, group="s", anchor="bearer"),
     # scheme://user:password@host
-    _Rule(r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/@\"'<>\[\]]*+:"
+    _Rule(r"://(?<=[A-Za-z0-9+.-]...)[^\s:/@\"'<>\[\]]*+:"
           r"(?P<s>(?!\[REDACTED:)[^\s/\"'<>]+)@(?=[^\s@/\"'<>])",
           "url-credentials", P_CONTEXT, group="s"),
     # docker login -u AWS -p <password>, mysql -p<password>, curl -u user:password
-    _Rule(r"(?<![\w-])docker[ \t]+login\b[^\n]{0,300}?[ \t]-p[ \t]++(?P<s>(?!\[REDACTED:|\$)[^\s\"']++)",
-          "password", P_CONTEXT, group="s"),
-    _Rule(r"(?<![\w-])mysql(?:dump|admin|sh)?\b[^\n]{0,300}?[ \t]-p(?P<s>(?!\[REDACTED:|\$)[^\s\"']++)",
-          "password", P_CONTEXT, group="s"),
-    _Rule(r"(?<![\w-])curl\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]++[\"']?[^\s:\"']++:"
+    _Rule(r"docker(?<![\w-]......)[ \t]+login\b[^\n]{0,300}?[ \t]-p[ \t]++"
           r"(?P<s>(?!\[REDACTED:|\$)[^\s\"']++)",
           "password", P_CONTEXT, group="s"),
-    # Kubernetes env entries: "- name: DB_PASSWORD" followed by "value: ...".
-    _Rule(r"(?i)(?<![\w-])name:[ \t]*+[\"']?(?P<key>[\w.-]++)" + _SECRET_KEY_END
-          + r"[\"']?[ \t]*\r?\n[ \t]*+(?:-[ \t]+)?value:[ \t]*+" + _VALUE,
-          _key_kind, P_CONTEXT, group="value"),
-    _Rule(r"(?i)\"name\"[ \t]*:[ \t]*\"(?P<key>[\w.-]++)" + _SECRET_KEY_END
-          + r"\"[ \t]*,[ \t]*\"value\"[ \t]*:[ \t]*" + _VALUE,
-          _key_kind, P_CONTEXT, group="value"),
-    # terraform output -json: "db_password": {"sensitive": true, ..., "value": "..."}
-    _Rule(r"(?i)\"(?P<key>[\w.-]++)" + _SECRET_KEY_END
-          + r"\"[ \t]*:[ \t]*\{[^{}\n]{0,200}?\"value\"[ \t]*:[ \t]*" + _VALUE,
-          _key_kind, P_CONTEXT, group="value"),
-    # --- generic guesses ----------------------------------------------------
-    # KEY=value, key: value, "key": "value" where the key name looks secret.
-    _Rule(r"(?i)(?<![\w.-])(?P<q>[\"']?)(?P<key>[\w.-]++)" + _SECRET_KEY_END
-          + r"(?P=q)(?:(?<=[\"'])[ \t]*:[ \t]*|[ \t]*:[ \t]+|[ \t]*=[ \t]*)" + _VALUE,
-          _key_kind, P_GENERIC, group="value", check=_not_byte_count),
-    # --password value / --token value (the "=" form is covered above).
-    _Rule(r"(?i)(?<![\w-])--(?P<key>[\w-]++)"
-          + _ends_with_any(("password", "passwd", "passphrase", "secret", "token",
-                            "api-key", "apikey", "secret-key", "access-key", "private-key"))
-          + r"[ \t]++(?!-)" + _VALUE,
-          _key_kind, P_GENERIC, group="value"),
+    _Rule(r"mysql(?<![\w-].....)(?:dump|admin|sh)?\b[^\n]{0,300}?[ \t]-p"
+          r"(?P<s>(?!\[REDACTED:|\$)[^\s\"']++)",
+          "password", P_CONTEXT, group="s"),
+    _Rule(r"curl(?<![\w-]....)\b[^\n]{0,300}?[ \t](?:-u|--user)[ \t]++[\"']?[^\s:\"']++:"
+          r"(?P<s>(?!\[REDACTED:|\$)[^\s\"']++)",
+          "password", P_CONTEXT, group="s"),
 ]
+
+
+# ---------------------------------------------------------------------------
+# key = value pairs whose key name looks secret
+# ---------------------------------------------------------------------------
+
+# Suffix anchors, searched in the lower-cased text; each hit is the end of a
+# key candidate, which is then grown backwards to the start of the word.
+_KEY_ANCHOR = re.compile(
+    r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|key_base|credentials?|-data|auth)"
+    r"(?![\w.-])"
+)
+_KEY_SUFFIXES = tuple(_SECRET_KEY_SUFFIXES)
+_ARG_SUFFIXES = ("password", "passwd", "passphrase", "secret", "token", "api-key", "apikey",
+                 "secret-key", "access-key", "private-key")
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_AFTER_QUOTED_KEY = re.compile(r"[ \t]*[:=][ \t]*" + _VALUE)
+_AFTER_PLAIN_EQUALS = re.compile(r"[ \t]*=[ \t]*" + _VALUE)
+# "key: value" is also how prose reads ("get credentials: failed to refresh
+# ..."), so without quotes around the key the value has to end the line (or
+# a quoted string, as in -H 'X-Api-Key: ...').
+_AFTER_PLAIN_COLON = re.compile(
+    r"[ \t]*:[ \t]+" + _VALUE_TO_EOL
+)
+_AFTER_PLAIN_COLON_MIDLINE = re.compile(r"[ \t]*:[ \t]+" + _VALUE)
+# Words that follow "password:" or "--password" in messages, not secrets.
+_PROSE_WORDS = frozenset({
+    "a", "an", "the", "is", "was", "not", "must", "should", "can", "cannot", "for", "of", "to", "via",
+    "incorrect", "invalid", "expired", "required", "missing", "empty", "wrong", "mismatch", "changed",
+    "reset", "authentication", "failed", "denied", "rejected", "too", "prompt", "option", "flag",
+    "argument", "file", "from", "and", "or", "none", "unset", "set",
+})
+_AFTER_FLAG = re.compile(r"[ \t]++(?!-)" + _VALUE)
+# - name: DB_PASSWORD            {"name": "DB_PASSWORD", "value": "..."}
+#   value: ...
+_BEFORE_ENV_NAME = re.compile(r"(?:^|[^\w-])\"?name\"?[ \t]*:[ \t]*[\"']?\Z")
+_AFTER_ENV_NAME = re.compile(
+    r"[\"']?(?:[ \t]*\r?\n[ \t]*+(?:-[ \t]+)?value:[ \t]*+|[ \t]*,[ \t]*\"value\"[ \t]*:[ \t]*)"
+    + _VALUE
+)
+# terraform output -json: "db_password": {"sensitive": true, ..., "value": "..."}
+_AFTER_TF_OUTPUT = re.compile(r"\"[ \t]*:[ \t]*\{[^{}]{0,300}?\"value\"[ \t]*:[ \t]*" + _VALUE)
+
+
+def _scan_keys(text: str, lowered: str, out: list) -> None:
+    word_end = -1  # end of the previous key candidate
+    resume = 0  # end of the previous value that was taken
+    for a in _KEY_ANCHOR.finditer(lowered):
+        end = a.end()
+        if end <= word_end or a.start() < resume:
+            continue
+        # Grow backwards to the start of the key, never past the previous key.
+        start = a.start()
+        floor = max(word_end, 0)
+        while start > floor and text[start - 1] in _WORD_CHARS:
+            start -= 1
+        word_end = end
+        key = text[start:end]
+        low = lowered[start:end]
+        if not low.endswith(_KEY_SUFFIXES):
+            continue
+        kind = _kind_for_key(key.lstrip("-"))
+        if kind is None:
+            continue
+        before = text[start - 1] if start else ""
+        after = text[end] if end < len(text) else ""
+
+        m = None
+        prio = P_GENERIC
+        window = text[max(0, start - 24):start]
+        if _BEFORE_ENV_NAME.search(window):
+            m = _AFTER_ENV_NAME.match(text, end)
+            prio = P_CONTEXT
+        if m is None and before == '"' and after == '"':
+            m = _AFTER_TF_OUTPUT.match(text, end)
+            prio = P_CONTEXT
+        if m is None:
+            prio = P_GENERIC
+            if before in "\"'" and before and after == before:
+                m = _AFTER_QUOTED_KEY.match(text, end + 1)
+            else:
+                m = _AFTER_PLAIN_EQUALS.match(text, end)
+                if m is None and kind == "password":
+                    # Passwords are masked mid-line too ("password: x user: y"),
+                    # unless the next word reads like prose.
+                    m = _AFTER_PLAIN_COLON_MIDLINE.match(text, end)
+                    if m is not None and (m.group("uq") or "").lower() in _PROSE_WORDS:
+                        continue
+                elif m is None and not low.endswith(("credentials", "credential")):
+                    m = _AFTER_PLAIN_COLON.match(text, end)
+                    if m is not None:
+                        # A lone word or short number after "token:" is prose
+                        # ("validating token: expired"), not a credential.
+                        word = m.group("uq")
+                        if word is not None and (word.isalpha() or (word.isdigit() and len(word) < 6)):
+                            continue
+                if m is None and key.startswith("--") and low.endswith(_ARG_SUFFIXES):
+                    m = _AFTER_FLAG.match(text, end)
+                    # "Using --password via the CLI is insecure": prose again.
+                    if m is not None and (m.group("uq") or "").lower() in _PROSE_WORDS:
+                        continue
+        if m is None:
+            continue
+        resume = m.end()
+        span = _value_span(m, text)
+        if span is None:
+            continue
+        vstart, vend = span
+        if m.group("uq") is not None and text.startswith(" bytes", vend):
+            continue  # `kubectl describe secret`: "password:  16 bytes"
+        out.append(_Span(vstart, vend, prio, kind))
 
 
 # ---------------------------------------------------------------------------
@@ -343,6 +470,7 @@ _RULES: list[_Rule] = [
 
 _PEM_BEGIN = re.compile(r"-----BEGIN (?P<label>[A-Z0-9][A-Z0-9 ]{0,60})-----")
 _PEM_END = re.compile(r"-----END [A-Z0-9][A-Z0-9 ]{0,60}-----")
+_PEM_BASE64_RUN = re.compile(rf"[{_B64}]{{16}}")
 _PEM_BODY_LINE = re.compile(rf"[ \t]*(?:[{_B64}]{{16,}}+=*|[A-Za-z-]+: .*)[ \t\r]*")
 
 
@@ -367,6 +495,10 @@ def _scan_pem(text: str, out: list) -> None:
         next_begin = _PEM_BEGIN.search(text, m.end())
         if cached_end is not False and (next_begin is None or next_begin.start() > cached_end.start()):
             end = cached_end.end()
+            if not _PEM_BASE64_RUN.search(text, m.end(), cached_end.start()):
+                # "...your CA here..." placeholders in docs: nothing to hide.
+                covered_until = end
+                continue
         else:
             # Truncated block: mask the rest of the BEGIN line and any
             # following lines that look like base64 body or PEM headers.
@@ -577,13 +709,28 @@ def _merge(spans: list[_Span]) -> list[_Span]:
     return merged
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _ascii_lower(text: str) -> str:
+    """Lower-case *text* without changing any offset."""
+    low = text.lower()
+    if len(low) == len(text):
+        # str.lower never shortens a string, so equal lengths mean every
+        # character kept its position.
+        return low
+    return text.translate(_ASCII_LOWER)
+
+
 def find_secrets(text: str) -> list[tuple[int, int, str, bool]]:
     """Return merged ``(start, end, kind, silent)`` spans of secrets in *text*."""
     spans: list[_Span] = []
+    lowered = _ascii_lower(text)
     _scan_pem(text, spans)
     _scan_secret_objects(text, spans)
     for rule in _RULES:
-        rule.scan(text, spans)
+        rule.scan(text, lowered, spans)
+    _scan_keys(text, lowered, spans)
     return [(s.start, s.end, s.kind, s.silent) for s in _merge(spans)]
 
 
