@@ -15,7 +15,6 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections
 
 from troubleshoot.models import Article, KBState, Tombstone
 from troubleshoot.searchindex import ArticleIndex, SearchResults, document_key
@@ -111,8 +110,9 @@ def _apply_changes(idx: ArticleIndex, *, since: int) -> None:
 
 
 def index_update(*, full: bool = False) -> None:
-    """Task body: apply recent changes (or rebuild everything)."""
-    close_old_connections()
+    """Task body: apply recent changes (or rebuild everything).
+
+    (Celery's Django fixup already recycles database connections around each task.)"""
     if full:
         index_rebuild()
     else:
