@@ -50,38 +50,31 @@ class MixedTokenizer(Tokenizer):
                  mode: str = "", **kwargs: Any) -> Iterator[Token]:
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
         pos = start_pos
+        for word, begin, end in self._words(value):
+            token.text = word
+            token.boost = 1.0
+            token.stopped = False
+            if keeporiginal:
+                token.original = word
+            if positions:
+                token.pos = pos
+                pos += 1
+            if chars:
+                token.startchar = start_char + begin
+                token.endchar = start_char + end
+            yield token
+
+    @staticmethod
+    def _words(value: str) -> Iterator[tuple[str, int, int]]:
+        """(word, start, end): Latin words and numbers as they are, Chinese runs split by jieba."""
         for match in _TOKEN_RE.finditer(value):
             text = match.group()
-            if _CJK_RE.match(text):
-                offset = match.start()
-                for word, begin, end in _jieba().tokenize(text, mode="search"):
-                    if not word.strip():
-                        continue
-                    token.text = word
-                    token.boost = 1.0
-                    token.stopped = False
-                    if keeporiginal:
-                        token.original = word
-                    if positions:
-                        token.pos = pos
-                        pos += 1
-                    if chars:
-                        token.startchar = start_char + offset + begin
-                        token.endchar = start_char + offset + end
-                    yield token
-            else:
-                token.text = text
-                token.boost = 1.0
-                token.stopped = False
-                if keeporiginal:
-                    token.original = text
-                if positions:
-                    token.pos = pos
-                    pos += 1
-                if chars:
-                    token.startchar = start_char + match.start()
-                    token.endchar = start_char + match.end()
-                yield token
+            if not _CJK_RE.match(text):
+                yield text, match.start(), match.end()
+                continue
+            for word, begin, end in _jieba().tokenize(text, mode="search"):
+                if word.strip():
+                    yield word, match.start() + begin, match.start() + end
 
 
 def analyzer():  # type: ignore[no-untyped-def]
