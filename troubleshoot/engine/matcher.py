@@ -256,13 +256,14 @@ class Matcher:
         for topic, scored in per_topic.items():
             scored.sort(key=lambda x: (-x[0], x[1].line))
             fuzzy_only = all(h.how == "fuzzy" for _, h in scored)
-            score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only)
+            fuzzy_strength = max(h.strength for _, h in scored)
+            score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only, fuzzy_strength)
             if score >= MIN_SCORE:
                 spec = self.phrases.sigs[scored[0][1].sig].specificity
-                rough.append((score, spec, topic, scored, fuzzy_only))
+                rough.append((score, spec, topic, scored, fuzzy_only, fuzzy_strength))
         rough.sort(key=lambda r: (-r[0], -r[1], r[2]))
         final: list[tuple[float, float, str, ArticleMatch]] = []
-        for score, spec, topic, scored, fuzzy_only in rough[: max(limit * 3, limit + 5)]:
+        for score, spec, topic, scored, fuzzy_only, fuzzy_strength in rough[: max(limit * 3, limit + 5)]:
             evidence: list[Evidence] = []
             captures: dict[str, str] = {}
             causes: dict[int, float] = {}
@@ -284,7 +285,7 @@ class Matcher:
             if evidence and score >= MEDIUM:
                 share = node_share(evidence[0].text, evidence[0].span[0])
                 bonus = 0.04 * share if share is not None else 0.0
-            score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only)
+            score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only, fuzzy_strength)
             match = ArticleMatch(
                 topic=topic,
                 language=pick_language(self.topic_langs.get(topic, set()), language),

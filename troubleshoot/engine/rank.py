@@ -17,7 +17,8 @@ Per article: the best symptom, plus corroboration from other distinct
 symptoms found on *other* lines (``s1 + (1 - s1) * min(0.5, 0.4 * sum(rest))``),
 plus a small bonus (at most 0.04) for the share of nodes a
 FailedScheduling reason accounts for.  Results obtained only through the
-fuzzy stage are capped just under HIGH.
+fuzzy stage are capped just under HIGH when nearly every word of the
+signature is there, and kept LOW otherwise.
 
 Thresholds (chosen so that one full, specific phrase hit of a normal
 weight-1.0 signature on an error line lands in HIGH (0.85 x ~0.95), a
@@ -56,6 +57,12 @@ MEDIUM = 0.45
 MIN_SCORE = 0.12
 MIN_COVERAGE = 0.34  # phrase coverage below this is noise
 FUZZY_CAP = HIGH - 0.01
+# Fuzzy-only evidence is a near miss: it stays LOW unless the line carries nearly all of
+# the signature's words (raw fuzzy strength >= 0.9). Generic shared vocabulary
+# ("connect: connection refused", "http", "timeout") otherwise made unrelated errors
+# (an nginx upstream failure) look like a medium match.
+STRONG_FUZZY = 0.85 * 0.9
+WEAK_FUZZY_CAP = MEDIUM - 0.01
 NODE_BONUS = 0.04
 GENERIC_FACTOR = 0.6  # a symptom made only of generic phrases
 
@@ -90,8 +97,11 @@ def symptom_score(strength: float, weight: float, specificity: float, severity: 
     return s * weight_factor(weight) * spec * _SEVERITY.get(severity, 0.96)
 
 
-def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_only: bool = False) -> float:
-    """Combine (symptom score, evidence line) pairs of one article into 0..1."""
+def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_only: bool = False,
+                  fuzzy_strength: float = 1.0) -> float:
+    """Combine (symptom score, evidence line) pairs of one article into 0..1.
+
+    ``fuzzy_strength`` is the best strength of a fuzzy-only article's hits."""
     if not scored:
         return 0.0
     ordered = sorted(scored, reverse=True)
@@ -105,7 +115,7 @@ def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_onl
         rest += s
     score = top + (1.0 - top) * min(0.5, 0.4 * rest) + min(NODE_BONUS, max(0.0, bonus))
     if fuzzy_only:
-        score = min(score, FUZZY_CAP)
+        score = min(score, FUZZY_CAP if fuzzy_strength >= STRONG_FUZZY else WEAK_FUZZY_CAP)
     return max(0.0, min(1.0, score))
 
 

@@ -49,7 +49,7 @@ _PRETTY_JSON_FIELD = re.compile(
     r'^\s*"(message|msg|error|err|reason|errorVerbose|note)"\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$'
 )
 _RECORD_START = re.compile(
-    r"^\s*(?:\d{4}-\d{2}-\d{2}[T ]|[IWEF]\d{4} |\{|\[\d|(?:Warning|Normal)\s{2,}\S"
+    r"^\s*(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]|\d{2}:\d{2}:\d{2}\b|[IWEF]\d{4} |\{|\[\d|(?:Warning|Normal)\s{2,}\S"
     r"|level=|time=|ts=|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d"
     r"|(?:ERROR|WARN|WARNING|INFO|DEBUG|FATAL|TRACE)\b|Error:|Events:|Name:|Type\s{2,}Reason"
     r"|[A-Z][\w ]{0,30}:\s|-{3,}|={3,}|\$ |# )"
