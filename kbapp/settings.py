@@ -136,6 +136,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["init_command"] = (
         "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;"
     )
+    # Take the write lock when a transaction starts: a read transaction that later writes
+    # cannot wait for a lock, and failed with "database is locked" under a worker's load.
+    DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -220,7 +223,9 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A broker that is down must not stall a web request (Slack allows 3 s): fail fast instead.
 CELERY_BROKER_CONNECTION_TIMEOUT = 1.5
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_TASK_TIME_LIMIT * 2,
-                                   "socket_connect_timeout": 1.5, "max_retries": 0}
+                                   "socket_connect_timeout": 1.5, "max_retries": 0,
+                                   # look for a lost worker's unacknowledged tasks every 10 s, not 100 s
+                                   "unacked_restore_throttle": 1}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -462,14 +462,8 @@ def test_worker_killed_mid_analysis_never_leaves_it_running(broker_env, log_dir,
         assert final["error"], "a failed analysis says why"
 
 
-@pytest.mark.xfail(
-    not PG_URL, strict=True,
-    reason="BUG (SQLite): analysis_run's `atomic()` block reads the row (select_for_update is a no-op on "
-           "SQLite) and then writes it, so SQLite must upgrade a read transaction to a write one; when the web "
-           "process commits its session save in between (right after publishing the task), SQLite answers "
-           "'database is locked' at once, busy_timeout notwithstanding, and the analysis ends `failed` with "
-           "'The analysis crashed: OperationalError: database is locked'. Fix: open SQLite transactions with "
-           "BEGIN IMMEDIATE (DATABASES OPTIONS transaction_mode='IMMEDIATE', Django >= 5.1).")
+# Regression: on SQLite, analysis_run's read-then-write transaction used to fail with "database is
+# locked" when the web process saved its session in between (fixed with BEGIN IMMEDIATE).
 def test_big_upload_while_a_worker_waits_is_analysed(broker_env, log_dir, processes):
     from troubleshoot.kubectl.synthetic import generate_session
 
