@@ -14,7 +14,7 @@ export DJANGO_SETTINGS_MODULE := kbapp.settings
 help:
 	@echo "make run   - create .venv, install, migrate, import the shipped KB, serve on http://$(HOST):$(PORT)"
 	@echo "make test  - lint the KB and the code, then the whole test suite (SQLite, then PostgreSQL if reachable)"
-	@echo "make bench - matcher and analysis benchmarks"
+	@echo "make bench - matcher, analysis and HTTP load benchmarks (prints medians and percentiles)"
 
 $(BIN)/.installed: requirements.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -67,6 +67,7 @@ test: install lint check-kb test-sqlite test-postgres
 bench: kb
 	$(BIN)/python manage.py bench_matcher
 	$(BIN)/python manage.py bench_analysis
+	$(BIN)/python scripts/bench_http.py --requests 10000
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
