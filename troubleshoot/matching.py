@@ -4,6 +4,7 @@ recall fallback, and shapes results with each article's likely cause and fix."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -63,9 +64,26 @@ def current_matcher() -> Matcher:
         return _cache["matcher"]
 
 
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.:/-]{2,}")
+RECALL_TERMS = 32
+
+
+def recall_query(text: str) -> str:
+    """A short OR query from the paste's first distinct words: a whole paste as a query is
+    slow in Whoosh and no better at recall."""
+    words: dict[str, None] = {}
+    for word in _WORD.findall(text[:20000]):
+        key = word.lower().strip(".:/-")
+        if len(key) > 2 and not key.isdigit():
+            words.setdefault(key, None)
+        if len(words) >= RECALL_TERMS:
+            break
+    return " ".join(words)
+
+
 def _recall(language: str):  # type: ignore[no-untyped-def]
     def recall(query: str, n: int) -> list[tuple[str, float]]:
-        results = articles_search(query=query[:2000], limit=n)
+        results = articles_search(query=recall_query(query), limit=n)
         seen: dict[str, float] = {}
         for hit in results.hits:
             seen.setdefault(hit.slug, hit.score)
