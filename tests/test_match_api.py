@@ -125,3 +125,11 @@ def test_binary_garbage_does_not_break_matching(client, fixture_kb):
     garbage = bytes(range(256)).decode("latin-1") * 20
     response = post(client, {"text": garbage})
     assert response.status_code == 200 and response.json()["best"] is None
+
+
+def test_the_recall_query_is_short_and_distinct():
+    from troubleshoot.matching import RECALL_TERMS, recall_query
+
+    text = "Error: foo bar baz\n" * 1000 + " ".join(f"word{i}" for i in range(100))
+    query = recall_query(text).split()
+    assert query[:3] == ["error", "foo", "bar"] and len(query) == len(set(query)) <= RECALL_TERMS
