@@ -34,7 +34,7 @@ from .rank import (
     pick_language,
     symptom_score,
 )
-from .reader import is_record_start, read
+from .reader import is_indented_field, is_record_start, read
 from .types import ArticleMatch, Evidence, Line, MatchResult, Signature
 
 __all__ = ["Matcher", "Recall"]
@@ -126,7 +126,12 @@ class Matcher:
         i = 0
         while i < n - 1:
             j = i
-            while j + 1 < n and norms[j] and norms[j + 1] and not is_record_start(lines[j + 1].text):
+            # Runs continue through wrapped lines, and through the indented fields of one
+            # `kubectl describe` block ("Last State: Terminated / Reason: OOMKilled / Exit Code: 137").
+            while j + 1 < n and norms[j] and norms[j + 1] and (
+                not is_record_start(lines[j + 1].text)
+                or (is_indented_field(lines[j + 1].raw) and is_indented_field(lines[j].raw))
+            ):
                 j += 1
             if j > i:
                 for s in range(i, j, WINDOW_STRIDE):

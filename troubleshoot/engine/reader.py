@@ -84,6 +84,14 @@ def clean(physical: str) -> str:
     return s.rstrip()
 
 
+_FIELD = re.compile(r"^\s{2,}[A-Z][\w ]{0,30}:(?:\s|$)")
+
+
+def is_indented_field(text: str) -> bool:
+    """An indented ``Key:   value`` line of ``kubectl describe`` (e.g. ``  Reason:  OOMKilled``)."""
+    return bool(_FIELD.match(text))
+
+
 def is_record_start(text: str) -> bool:
     """Does this line look like the start of a new log record / table row?"""
     return bool(_RECORD_START.match(text))
@@ -161,9 +169,18 @@ def _expand(number: int, text: str, raw: str) -> Iterator[Line]:
     yield Line(number, text, raw)
 
 
+# A line laid out in columns (two gaps of 2+ spaces) is a table row, and a line of capitalised
+# column names is a table header: neither is ever a wrapped continuation, nor continued
+# (kubectl get output must keep one row per line).
+_COLUMNS = re.compile(r"\S {2,}\S.*\S {2,}\S")
+_HEADER = re.compile(r"^\s*[A-Z][A-Z0-9_()/.-]*(?: {2,}[A-Z][A-Z0-9_()/. -]*){2,}\s*$")
+
+
 def _continues(prev: Line, prev_width: int, nxt: str) -> bool:
     """Heuristic: is ``nxt`` the hard-wrapped continuation of ``prev``?"""
     if not nxt.strip() or is_record_start(nxt) or not prev.text:
+        return False
+    if _COLUMNS.search(nxt) or _HEADER.match(prev.raw):
         return False
     tail = prev.text.rstrip()
     if prev_width in WRAP_WIDTHS:
