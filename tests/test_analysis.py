@@ -195,3 +195,14 @@ def test_a_broker_that_is_down_gives_a_clear_503_not_a_500(client, shipped_kb, m
     # Matching still works.
     ok = client.post("/api/v1/match/", data=json.dumps({"text": "OOMKilled"}), content_type="application/json")
     assert ok.status_code == 200
+
+
+@pytest.mark.django_db
+def test_utf16_uploads_are_read_and_other_encodings_are_refused_by_name(client, shipped_kb):
+    utf16 = upload(client, ("powershell.txt", PENDING_TAINT.decode().encode("utf-16")))
+    assert utf16.status_code == 202
+    assert client.get(f"/api/v1/analyses/{utf16.json()['id']}/").json()["findings"]
+    latin = ("Événement échoué à l'étape ñ " * 200).encode("latin-1")
+    refused = upload(client, ("latin1.txt", latin))
+    assert refused.status_code == 400 and "latin1.txt" in refused.json()["error"]["message"]
+    assert "UTF-8" in refused.json()["error"]["message"]
