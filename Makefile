@@ -67,6 +67,7 @@ test: install lint check-kb test-sqlite test-postgres
 bench: kb
 	$(BIN)/python manage.py bench_matcher
 	$(BIN)/python manage.py bench_analysis
+	$(BIN)/python scripts/bench_import.py --articles 3000
 	$(BIN)/python scripts/bench_http.py --requests 10000
 
 clean:

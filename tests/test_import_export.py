@@ -79,11 +79,11 @@ def test_a_failure_while_writing_rolls_back_everything(tmp_path, monkeypatch):
     calls = {"n": 0}
     real = services._write_children
 
-    def failing(article, data):
+    def failing(article, data, **kwargs):
         calls["n"] += 1
         if calls["n"] == 3:
             raise RuntimeError("disk full")
-        return real(article, data)
+        return real(article, data, **kwargs)
 
     monkeypatch.setattr(services, "_write_children", failing)
     with pytest.raises(RuntimeError):

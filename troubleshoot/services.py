@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,12 +106,13 @@ def components_ensure(names: Iterable[str]) -> list[Component]:
     return result
 
 
-def _write_children(article: Article, data: ArticleData) -> None:
-    article.symptoms.all().delete()
-    article.fixes.all().delete()
-    article.causes.all().delete()
-    article.versions.all().delete()
-    article.references.all().delete()
+def _write_children(article: Article, data: ArticleData, *, fresh: bool = False) -> None:
+    if not fresh:  # a new article has no children to replace
+        article.symptoms.all().delete()
+        article.fixes.all().delete()
+        article.causes.all().delete()
+        article.versions.all().delete()
+        article.references.all().delete()
     causes = Cause.objects.bulk_create(
         [Cause(article=article, position=i, title=c.title, body=c.body) for i, c in enumerate(data.causes)]
     )
@@ -163,11 +164,13 @@ class SaveResult:
 
 
 def article_save(*, data: ArticleData, author: AbstractBaseUser | None = None, source: str = "api",
-                 message: str = "", reindex: bool = True) -> SaveResult:
+                 message: str = "", reindex: bool = True, kb_version: Callable[[], int] | None = None,
+                 components: dict[str, Component] | None = None) -> SaveResult:
     """Create or update the article ``data.slug``/``data.language`` from a full record.
 
     Unchanged content is a no-op (no revision, no version bump): re-importing the same
-    files changes nothing.
+    files changes nothing. A bulk import passes ``kb_version`` (giving one KB revision for
+    all its changed articles) and a ``components`` cache (name → Component).
     """
     data = dataclasses.replace(data, components=sorted(dict.fromkeys(data.components), key=str.lower))
     content = data_to_json(data)
@@ -188,11 +191,25 @@ def article_save(*, data: ArticleData, author: AbstractBaseUser | None = None, s
         article.best_practices = data.best_practices
         if created and author is not None and author.is_authenticated:
             article.author = author  # type: ignore[assignment]
-        article.kb_version = kb_bump()
+        article.kb_version = kb_version() if kb_version is not None else kb_bump()
         article.save()
-        article.components.set(components_ensure(data.components))
-        _write_children(article, data)
-        revision_record(article=article, author=author, source=source, message=message, content=content)
+        if components is None:
+            wanted = components_ensure(data.components)
+        else:
+            missing = [n for n in data.components if n not in components]
+            components.update({c.name: c for c in components_ensure(missing)})
+            wanted = [components[n] for n in data.components]
+        if created:
+            article.components.add(*wanted)
+        else:
+            article.components.set(wanted)
+        _write_children(article, data, fresh=created)
+        if created:
+            Revision.objects.create(
+                article=article, number=1, source=source, message=message[:300], content=content,
+                author=author if author is not None and author.is_authenticated else None)
+        else:
+            revision_record(article=article, author=author, source=source, message=message, content=content)
         if reindex:
             index_schedule()
     return SaveResult(article=article, created=created, changed=True)
@@ -243,9 +260,17 @@ def kb_import(*, root: Path, author: AbstractBaseUser | None = None,
         items = kbformat.load_folder(root)
     created = updated = unchanged = 0
     with transaction.atomic():
+        bumped: list[int] = []
+
+        def version() -> int:  # one KB revision for the whole import, taken only if something changes
+            if not bumped:
+                bumped.append(kb_bump())
+            return bumped[0]
+
+        components = {c.name: c for c in Component.objects.all()}
         for path, data in items:
-            result = article_save(data=data, author=author, source="import",
-                                  message=f"Imported from {path.name}", reindex=False)
+            result = article_save(data=data, author=author, source="import", message=f"Imported from {path.name}",
+                                  reindex=False, kb_version=version, components=components)
             if result.created:
                 created += 1
             elif result.changed:
