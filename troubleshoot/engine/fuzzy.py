@@ -24,7 +24,9 @@ from .normalize import PLACEHOLDER_RE
 
 __all__ = ["FuzzyIndex", "line_tokens", "TOKEN_CUTOFF", "MIN_STRENGTH"]
 
-TOKEN_CUTOFF = 80.5  # rapidfuzz ratio for two tokens to count as the same word ("config" vs "configmap" is exactly 80: not the same)
+# rapidfuzz ratio for two tokens to count as the same word: more than 80, because
+# "config" vs "configmap" is exactly 80 and they are not the same word.
+TOKEN_CUTOFF = 80.5
 MIN_STRENGTH = 0.72  # weighted share of a signature's tokens needed for a fuzzy hit
 MAX_LINE_TOKENS = 120
 _STRIP = "()'.,:;{}[]\"=<>"
