@@ -31,7 +31,7 @@ def _isolated_index(settings, tmp_path):
     try:
         from troubleshoot import matching
 
-        matching._cache.update(version=None, matcher=None, checked=0.0)
+        matching._cache.update(version=None, matcher=None, checked=0.0, articles={})
     except ImportError:  # the matcher engine is optional for the foundation tests
         pass
     yield

@@ -22,7 +22,7 @@ from troubleshoot.models import Article, KBState, Symptom
 from troubleshoot.search import articles_search, index_sync
 
 _lock = threading.Lock()
-_cache: dict[str, Any] = {"version": None, "matcher": None, "checked": 0.0}
+_cache: dict[str, Any] = {"version": None, "matcher": None, "checked": 0.0, "articles": {}}
 
 
 class InputTooLarge(ValueError):
@@ -52,16 +52,24 @@ def build_signatures() -> list[Signature]:
 
 def current_matcher() -> Matcher:
     """This process's matcher, rebuilt when the KB revision counter moves."""
+    return _current()[0]
+
+
+def _current() -> tuple[Matcher, dict[tuple[str, str], Article]]:
+    """The matcher and the published articles (with causes and fixes) it answers with, both
+    built once per KB revision so a match needs no database query for them."""
     now = time.monotonic()
     if _cache["matcher"] is not None and now - _cache["checked"] < settings.KB_SYNC_INTERVAL:
-        return _cache["matcher"]
+        return _cache["matcher"], _cache["articles"]
     version = KBState.current()
     with _lock:
         _cache["checked"] = now
         if _cache["matcher"] is None or _cache["version"] != version:
+            articles = Article.objects.published().prefetch_related("causes", "fixes")
+            _cache["articles"] = {(a.slug, a.language): a for a in articles}
             _cache["matcher"] = Matcher(build_signatures())
             _cache["version"] = version
-        return _cache["matcher"]
+        return _cache["matcher"], _cache["articles"]
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.:/-]{2,}")
@@ -106,14 +114,9 @@ def match_text(*, text: str | bytes, limit: int = 5, language: str = "en", use_r
         raise InputTooLarge(size, settings.MATCH_MAX_BYTES)
     started = time.perf_counter()
     index_sync()
-    result = current_matcher().match(text, limit=limit, language=language,
-                                     recall=_recall(language) if use_recall else None)
-    keys = {(m.topic, m.language) for m in result.matches}
-    articles = {}
-    if keys:
-        qs = (Article.objects.published().filter(slug__in={k[0] for k in keys})
-              .prefetch_related("causes", "fixes"))
-        articles = {(a.slug, a.language): a for a in qs if (a.slug, a.language) in keys}
+    matcher, published = _current()
+    result = matcher.match(text, limit=limit, language=language, recall=_recall(language) if use_recall else None)
+    articles = {key: published[key] for key in {(m.topic, m.language) for m in result.matches} if key in published}
     elapsed = time.perf_counter() - started
     MATCH_SECONDS.observe(elapsed)
     MATCH_TOTAL.labels("confident" if result.best is not None else "none").inc()
