@@ -12,7 +12,7 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", application)
 
 
 @pytest.fixture
-def kb(transactional_db, settings_fixture=None):
+def kb(transactional_db):
     from django.conf import settings as django_settings
 
     from troubleshoot.services import kb_import

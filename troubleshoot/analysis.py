@@ -103,7 +103,7 @@ def decode_upload(upload: Upload) -> str:
     return text
 
 
-def _combine(uploads: list[Upload], text: str | None) -> tuple[str, list[dict[str, Any]]]:
+def uploads_combine(uploads: list[Upload], text: str | None) -> tuple[str, list[dict[str, Any]]]:
     parts: list[str] = []
     sources: list[dict[str, Any]] = []
     line = 1
@@ -132,7 +132,7 @@ def analysis_create(*, uploads: list[Upload], text: str | None, owner: Any = Non
     empty = [u.name for u in uploads if not u.data.strip()]
     if empty and len(empty) == len(uploads) and not (text and text.strip()):
         raise UploadError(f"{', '.join(empty)}: the file is empty.")
-    combined, sources = _combine(uploads, text)
+    combined, sources = uploads_combine(uploads, text)
     redacted, found = redact(combined)
     analysis = Analysis.objects.create(
         owner=owner if owner is not None and owner.is_authenticated else None,
@@ -186,7 +186,7 @@ def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None
             overall[match["slug"]] = entry = {**match, "findings": 0, "from": []}
         elif (CONFIDENCE_RANK[match["confidence"]], match["score"]) > (CONFIDENCE_RANK[entry["confidence"]],
                                                                        entry["score"]):
-            entry.update({k: v for k, v in match.items()})
+            entry.update(match)
         entry["findings"] += 1
         if source not in entry["from"] and len(entry["from"]) < 10:
             entry["from"].append(source)
@@ -294,13 +294,6 @@ def analyses_expire() -> int:
         status=Analysis.Status.FAILED, finished=now,
         error="The analysis stopped without finishing (its worker was lost or timed out).")
     return deleted
-
-
-def visible_to(analysis: Analysis, *, user: Any, session_key: str | None) -> bool:
-    if user is not None and user.is_authenticated:
-        if user.is_staff or (analysis.owner_id is not None and analysis.owner_id == user.pk):
-            return True
-    return bool(analysis.owner_id is None and session_key and analysis.session_key == session_key)
 
 
 def analysis_payload(analysis: Analysis, *, request: Any = None) -> dict[str, Any]:

@@ -64,10 +64,14 @@ def _published() -> Any:
 def index_rebuild() -> int:
     """Build the index from scratch from the published articles."""
     with _lock:
-        version = KBState.current()
-        count = article_index().create(article_document(a) for a in _published())
-        _state.update(version=version, checked=time.monotonic())
-        return count
+        return _rebuild(KBState.current())
+
+
+def _rebuild(version: int) -> int:
+    """(Under _lock.) A fresh index of the published articles, recorded as at ``version``."""
+    count = article_index().create(article_document(a) for a in _published())
+    _state.update(version=version, checked=time.monotonic())
+    return count
 
 
 def index_sync(*, force: bool = False) -> None:
@@ -82,21 +86,17 @@ def index_sync(*, force: bool = False) -> None:
         _state["checked"] = now
         current = KBState.current()
         idx = article_index()
-        if not idx.exists():
-            pass
-        elif _state["version"] == current:
-            return
-        else:
+        if idx.exists():
+            if _state["version"] == current:
+                return
             try:
-                indexed = idx.max_version() if _state["version"] < 0 else _state["version"]
-                _apply_changes(idx, since=indexed)
+                _apply_changes(idx, since=idx.max_version() if _state["version"] < 0 else _state["version"])
                 _state["version"] = current
                 return
             except Exception:  # a corrupt or half-written index is rebuilt from the database
                 log.exception("search index unreadable; rebuilding it")
         log.info("building the search index")
-        article_index().create(article_document(a) for a in _published())
-        _state["version"] = current
+        _rebuild(current)
 
 
 def _apply_changes(idx: ArticleIndex, *, since: int) -> None:

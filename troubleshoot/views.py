@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from troubleshoot import selectors
 from troubleshoot.models import Component
+from troubleshoot.ownership import owner_session_key, visible_to
 from troubleshoot.rendering import render_inline
 from troubleshoot.search import articles_search
 
@@ -153,9 +154,7 @@ def match(request: HttpRequest) -> HttpResponse:
     from troubleshoot.rendering import mark_fill_value
 
     if request.method != "POST":
-        return render(request, "troubleshoot/home.html", {
-            "components": selectors.components_with_counts(), "recent": selectors.articles_recent(),
-            "max_bytes": settings.MATCH_MAX_BYTES})
+        return redirect("home")
     text = request.POST.get("text", "")
     context: dict = {"text": text, "max_bytes": settings.MATCH_MAX_BYTES}
     if not text.strip():
@@ -179,13 +178,9 @@ def analysis_new(request: HttpRequest) -> HttpResponse:
         uploads = [Upload(name=f.name or "upload", data=f.read(settings.ANALYSIS_MAX_BYTES + 1))
                    for f in request.FILES.getlist("files")]
         text = request.POST.get("text", "")
-        if not request.session.session_key:
-            request.session["kb"] = 1
-            request.session.save()
         try:
             analysis = analysis_create(uploads=uploads, text=text, owner=request.user,
-                                       session_key="" if request.user.is_authenticated
-                                       else request.session.session_key or "")
+                                       session_key=owner_session_key(request))
         except UploadError as exc:
             context.update(error=exc.message, text=text)
             return render(request, "troubleshoot/analysis_new.html", context, status=exc.status)
@@ -195,7 +190,6 @@ def analysis_new(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def analysis_report(request: HttpRequest, analysis_id: str) -> HttpResponse:
-    from troubleshoot.analysis import visible_to
     from troubleshoot.models import Analysis
 
     analysis = Analysis.objects.filter(pk=analysis_id).first()
@@ -223,12 +217,9 @@ def feedback_submit(request: HttpRequest) -> HttpResponse:
         next_url = "/"
     if helpful not in ("1", "0") or not article_exists(slug):
         return HttpResponse(_("Unknown article or vote."), status=400, content_type="text/plain; charset=utf-8")
-    if not request.user.is_authenticated and not request.session.session_key:
-        request.session["kb"] = 1
-        request.session.save()
     feedback_record(
         slug=slug, language=request.POST.get("language") or "en", helpful=helpful == "1",
-        voter=voter_key(user=request.user, session_key=request.session.session_key,
+        voter=voter_key(user=request.user, session_key=owner_session_key(request),
                         address=request.META.get("REMOTE_ADDR")),
         user=request.user, symptoms=[s for s in request.POST.getlist("symptom") if s][:20],
     )
@@ -249,20 +240,16 @@ def paste_save(request: HttpRequest) -> HttpResponse:
     if len(text.encode("utf-8")) > settings.MATCH_MAX_BYTES:
         return HttpResponse(_("The paste is larger than MATCH_MAX_BYTES."), status=413,
                             content_type="text/plain; charset=utf-8")
-    if not request.user.is_authenticated and not request.session.session_key:
-        request.session["kb"] = 1
-        request.session.save()
     redacted, found = redact(text)
     paste = SavedPaste.objects.create(
         owner=request.user if request.user.is_authenticated else None,
-        session_key="" if request.user.is_authenticated else request.session.session_key or "",
+        session_key=owner_session_key(request),
         text=redacted, redactions=[{"kind": r.kind, "line": r.line, "preview": r.preview} for r in found])
     return redirect(paste.get_absolute_url())
 
 
 @require_GET
 def paste_view(request: HttpRequest, paste_id: str) -> HttpResponse:
-    from troubleshoot.analysis import visible_to
     from troubleshoot.matching import match_payload, match_text
     from troubleshoot.models import SavedPaste
     from troubleshoot.rendering import mark_fill_value

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from troubleshoot import selectors
-from troubleshoot.analysis import QUEUE_DOWN, Upload, UploadError, analysis_create, analysis_payload, visible_to
+from troubleshoot.analysis import QUEUE_DOWN, Upload, UploadError, analysis_create, analysis_payload
 from troubleshoot.api.errors import Conflict, PayloadTooLarge, error_body
 from troubleshoot.api.renderers import MarkdownRenderer
 from troubleshoot.api.serializers import (
@@ -37,6 +37,7 @@ from troubleshoot.feedback import article_exists, feedback_counts, feedback_reco
 from troubleshoot.kbformat import ArticleData, FormatError, article_from_dict
 from troubleshoot.matching import InputTooLarge, match_payload, match_text
 from troubleshoot.models import Analysis, Article
+from troubleshoot.ownership import owner_session_key, visible_to
 from troubleshoot.search import articles_search
 from troubleshoot.services import article_delete, article_restore, article_save, article_to_data
 
@@ -228,7 +229,7 @@ class ComponentList(generics.ListAPIView):
         return selectors.components_with_counts()
 
 
-class StrictJSONMixin:
+class BodySizeLimitMixin:
     """Refuse bodies over the limit before parsing them (413 naming the limit)."""
 
     max_bytes_setting = "MATCH_MAX_BYTES"
@@ -246,7 +247,7 @@ class StrictJSONMixin:
         super().initial(request, *args, **kwargs)  # type: ignore[misc]
 
 
-class MatchView(StrictJSONMixin, APIView):
+class MatchView(BodySizeLimitMixin, APIView):
     """Match pasted text against the knowledge base."""
 
     read_like = True
@@ -280,15 +281,7 @@ class MatchView(StrictJSONMixin, APIView):
         return Response(match_payload(outcome, request=request))
 
 
-def _session_key(request: Request) -> str:
-    session = request._request.session
-    if not session.session_key:
-        session["kb"] = 1  # mark modified so the middleware sends the cookie
-        session.save()
-    return session.session_key or ""
-
-
-class AnalysisCreate(StrictJSONMixin, APIView):
+class AnalysisCreate(BodySizeLimitMixin, APIView):
     """Upload kubectl output for an analysis (runs in the background)."""
 
     read_like = True
@@ -325,7 +318,7 @@ class AnalysisCreate(StrictJSONMixin, APIView):
             text = raw if isinstance(raw, str) else None
         try:
             analysis = analysis_create(uploads=uploads, text=text, owner=request.user,
-                                       session_key="" if request.user.is_authenticated else _session_key(request))
+                                       session_key=owner_session_key(request._request, user=request.user))
         except UploadError as exc:
             if exc.status == 413:
                 raise PayloadTooLarge(exc.message) from None
@@ -365,15 +358,14 @@ class FeedbackView(APIView):
         if not isinstance(request.data, dict):
             raise ValidationError({"non_field_errors": "Send a JSON object such as "
                                                        "{\"article\": \"slug\", \"helpful\": true}."})
-        for name in ("helpful",):
-            if name in request.data and not isinstance(request.data[name], bool):
-                raise ValidationError({name: "must be true or false"})
+        if "helpful" in request.data and not isinstance(request.data["helpful"], bool):
+            raise ValidationError({"helpful": "must be true or false"})
         serializer = FeedbackInput(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         if not article_exists(data["article"]):
             raise NotFound(f"No published article with slug '{data['article']}'.")
-        session_key = None if request.user.is_authenticated else _session_key(request)
+        session_key = owner_session_key(request._request, user=request.user) or None
         vote = feedback_record(
             slug=data["article"], language=data["language"], helpful=data["helpful"],
             voter=voter_key(user=request.user, session_key=session_key, address=client_address(request)),

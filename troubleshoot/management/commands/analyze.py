@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from troubleshoot.analysis import Upload, UploadError, _combine, analysis_compute
+from troubleshoot.analysis import Upload, UploadError, analysis_compute, uploads_combine
 from troubleshoot.redact import redact
 
 
@@ -26,7 +26,7 @@ class Command(BaseCommand):
                 raise CommandError(f"cannot read {name}: {exc.strerror}") from None
             uploads.append(Upload(name="stdin" if name == "-" else name, data=data))
         try:
-            text, _sources = _combine(uploads, None)
+            text, _sources = uploads_combine(uploads, None)
         except UploadError as exc:
             raise CommandError(exc.message) from None
         text, redactions = redact(text)
