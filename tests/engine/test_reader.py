@@ -148,3 +148,49 @@ def test_utf16_with_bom_and_utf8_bom() -> None:
     assert texts(data) == ["OOMKilled", "Exit Code: 137"]
     assert decode(codecs.BOM_UTF8 + b"x") == "x"
     assert decode("\ufeffy") == "y"
+
+
+def test_journal_prefix_and_klog_header_are_cut_and_the_unit_is_the_source() -> None:
+    line = ('Nov 12 10:00:01 ip-10-0-1-2.ec2.internal kubelet[2345]: E1112 10:00:01.123456    2345 '
+            'kubelet.go:2412] "Container runtime network not ready" networkReady="NetworkReady=false"')
+    [got] = read(line)
+    assert got.text.startswith('"Container runtime network not ready"')
+    assert got.source == "kubelet kubelet.go"
+
+
+def test_short_iso_journal_lines_are_unwrapped_too() -> None:
+    [got] = read("2024-03-01T10:00:01+0000 ip-10-0-1-2 containerd[812]: failed to pull image")
+    assert (got.text, got.source) == ("failed to pull image", "containerd")
+
+
+def test_kubectl_logs_prefix_names_container_and_pod_base() -> None:
+    rec = {"level": "error", "caller": "ipamd/ipamd.go:512", "msg": "Failed to allocate ENI"}
+    [got] = read("[pod/aws-node-x7k2p/aws-node] " + json.dumps(rec))
+    assert got.text == "Failed to allocate ENI"
+    assert got.source.split()[:2] == ["aws-node", "aws-node"]
+    assert "ipamd/ipamd.go" in got.source
+
+
+def test_stern_prefix_is_cut() -> None:
+    rec = {"level": "ERROR", "logger": "controller", "message": "failed listing instance types"}
+    [got] = read("karpenter-6b8f9c7d5-x2x9k controller " + json.dumps(rec))
+    assert got.text == "failed listing instance types"
+    assert got.source.startswith("controller karpenter")
+
+
+def test_cloudwatch_quoted_json_record_is_decoded_then_unwrapped() -> None:
+    rec = json.dumps({"level": "ERROR", "message": "Reconciler error", "error": "creating instance, boom"})
+    got = texts(json.dumps(rec))
+    assert got == ["Reconciler error", "creating instance, boom"]
+
+
+def test_escaped_quotes_and_newlines_inside_a_line_are_undone() -> None:
+    line = r'err="failed to \"StartContainer\" for \"app\" with CrashLoopBackOff: \"back-off 5m0s\""'
+    assert texts(line) == ['err="failed to "StartContainer" for "app" with CrashLoopBackOff: "back-off 5m0s""']
+    twice = r'error: \"failed calling webhook \\\"vpod.elbv2.k8s.aws\\\": no endpoints\"'
+    assert texts(twice) == ['error: "failed calling webhook "vpod.elbv2.k8s.aws": no endpoints"']
+    assert texts(r'msg: \"first\"\nsecond part') == ['msg: "first"', "second part"]
+
+
+def test_a_windows_path_is_not_taken_for_an_escaped_line_break() -> None:
+    assert texts(r"open C:\new\table.txt: access denied") == [r"open C:\new\table.txt: access denied"]

@@ -44,7 +44,22 @@ _PROMPT = re.compile(
     r"|(?:\$|#|%|>>>|\.\.\.|>) (?=\S)"  # bare prompts
     r")+"
 )
-_KLOG = re.compile(r"^[IWEF]\d{4} \d{1,2}:\d{2}:\d{2}\.\d+\s+\d+ [\w./-]+:\d+\] ?")
+_KLOG = re.compile(r"^[IWEF]\d{4} \d{1,2}:\d{2}:\d{2}\.\d+\s+\d+ (?P<file>[\w./-]+):\d+\] ?")
+# What printed a line, when the paste keeps the wrapper: a journal/syslog line ("Nov 12 10:00:01 host
+# kubelet[2345]: ..." or journalctl -o short-iso), `kubectl logs --prefix` ("[pod/x/container] ...") and
+# stern ("pod-abc12 container {...}"). The wrapper is cut off and its unit / container kept as the source.
+_JOURNAL = re.compile(
+    r"^(?:[A-Z][a-z]{2} [ \d]?\d \d{2}:\d{2}:\d{2}(?:\.\d+)?"
+    r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)"
+    r" (?P<host>[\w.-]+) (?P<unit>[A-Za-z][\w@.-]*)(?:\[\d+\])?: "
+)
+_KUBECTL_PREFIX = re.compile(r"^\[pod/(?P<pod>[^/\]\s]+)/(?P<container>[^\]\s]+)\] ")
+_STERN = re.compile(
+    r"^(?P<pod>[a-z0-9][a-z0-9.-]*-[a-z0-9]{5}) (?P<container>[a-z0-9][a-z0-9-]*) (?=\{|[IWEF]\d{4} |\d{4}-)"
+)
+_POD_BASE = re.compile(r"(?:-[a-z0-9]{6,10})?-[a-z0-9]{5}$")
+_SOURCE_KEYS = ("logger", "caller", "controller", "controllerGroup", "controllerKind", "component",
+                "container", "container_name", "app", "source", "name")
 _PRETTY_JSON_FIELD = re.compile(
     r'^\s*"(message|msg|error|err|reason|errorVerbose|note)"\s*:\s*("(?:[^"\\]|\\.)*")\s*,?\s*$'
 )
@@ -118,8 +133,30 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
             yield from _strings(item, depth + 1)
 
 
+def _record_source(obj: dict[str, Any]) -> str:
+    """The logger / caller / controller names of a JSON record, as one short string."""
+    out = []
+    for key in _SOURCE_KEYS:
+        value = obj.get(key)
+        if isinstance(value, str) and 0 < len(value) <= 80:
+            out.append(value.rsplit(":", 1)[0] if key == "caller" else value)
+    kube = obj.get("kubernetes")
+    if isinstance(kube, dict):  # fluent-bit / CloudWatch Container Insights records
+        for key in ("container_name", "pod_name"):
+            value = kube.get(key)
+            if isinstance(value, str) and len(value) <= 80:
+                out.append(_POD_BASE.sub("", value))
+    return " ".join(out)
+
+
 def unwrap_json(text: str) -> list[str] | None:
     """Message / error / causes of a one-line JSON log record, else None."""
+    found = _unwrap_record(text)
+    return found[0] if found else None
+
+
+def _unwrap_record(text: str) -> tuple[list[str], str] | None:
+    """(message parts, source) of a one-line JSON log record, else None."""
     start = text.find("{")
     if start < 0 or not text.endswith("}") or start > 200:
         return None
@@ -140,22 +177,70 @@ def unwrap_json(text: str) -> list[str] | None:
     prefix = text[:start].strip()
     if prefix and not prefix.startswith("[") and len(prefix) < 40:
         parts[0] = f"{prefix} {parts[0]}"
-    return parts
+    return parts, _record_source(obj)
+
+
+_ESCAPED_BREAK = re.compile(r"\\n\S.*\\n")
+
+
+def unescape(text: str) -> list[str]:
+    """Undo JSON / Go ``%q`` string escaping that survived in a pasted line.
+
+    A message copied out of a JSON field, CloudWatch or a kubelet ``err="..."`` value keeps
+    ``\\"`` (one level or several) and literal ``\\n``; the matcher must see the quotes and the
+    line breaks the component printed. Lines without an escaped quote are left alone, so a
+    Windows path's ``\\n`` is not taken for a line break (two literal ``\\n`` are needed then)."""
+    if "\\" not in text or ('\\"' not in text and not _ESCAPED_BREAK.search(text)):
+        return [text]
+    for _ in range(4):
+        if '\\"' not in text and "\\n" not in text and "\\t" not in text:
+            break
+        text = (text.replace("\\\\", "\x00").replace('\\"', '"').replace("\\n", "\n")
+                .replace("\\t", " ").replace("\x00", "\\"))
+    return [piece.rstrip() for piece in text.split("\n") if piece.strip()]
+
+
+def unwrap_prefix(text: str) -> tuple[str, str]:
+    """(text without a journal / kubectl-logs / stern wrapper, the source it named)."""
+    sources = []
+    for _ in range(2):
+        if m := _JOURNAL.match(text):
+            sources.append(m.group("unit"))
+        elif text[:5] == "[pod/" and (m := _KUBECTL_PREFIX.match(text)):
+            sources.append(f"{m.group('container')} {_POD_BASE.sub('', m.group('pod'))}")
+        elif m := _STERN.match(text):
+            sources.append(f"{m.group('container')} {_POD_BASE.sub('', m.group('pod'))}")
+        else:
+            break
+        text = text[m.end():]
+    if len(text) > 2 and text[0] == '"' and text[-1] == '"' and '\\"' in text:
+        try:  # CloudWatch and friends show the whole message as one quoted JSON string
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, str):
+            text = value.replace("\r\n", "\n").replace("\n", " ").strip()
+    return text, " ".join(sources)
 
 
 # ----------------------------------------------------------------- assembly
 
 
 def _expand(number: int, text: str, raw: str) -> Iterator[Line]:
-    """Physical line -> logical line(s): JSON records may yield several."""
+    """Physical line -> logical line(s): JSON records and escaped strings may yield several."""
+    text, source = unwrap_prefix(text)
     if "{" in text and text.endswith("}"):
-        parts = unwrap_json(text)
-        if parts:
+        found = _unwrap_record(text)
+        if found:
+            parts, rec_source = found
+            source = f"{source} {rec_source}".strip()
             for part in parts:
-                yield Line(number, part, raw)
+                for piece in unescape(part):
+                    yield Line(number, piece, raw, source)
             return
     if text[:1] in "IWEF" and (m := _KLOG.match(text)):
         text = text[m.end() :]
+        source = f"{source} {m.group('file')}".strip()
     elif '"' in text and (m := _PRETTY_JSON_FIELD.match(text)):
         try:
             value = json.loads(m.group(2))
@@ -164,9 +249,10 @@ def _expand(number: int, text: str, raw: str) -> Iterator[Line]:
         if isinstance(value, str):
             for piece in value.split("\n"):
                 if piece.strip():
-                    yield Line(number, f"{m.group(1)}: {piece.strip()}", raw)
+                    yield Line(number, f"{m.group(1)}: {piece.strip()}", raw, source)
             return
-    yield Line(number, text, raw)
+    for piece in unescape(text):
+        yield Line(number, piece, raw, source)
 
 
 # A line laid out in columns (two gaps of 2+ spaces) is a table row, and a line of capitalised
@@ -230,12 +316,14 @@ def read(data: str | bytes | bytearray) -> list[Line]:
         if prev_joinable and out and out[-1].raw.count("\n") < 20 and _continues(out[-1], prev_width, text):
             last = out[-1]
             glue = "" if prev_width in WRAP_WIDTHS and text[:1].isalnum() and last.text[-1:].isalnum() else " "
-            out[-1] = Line(last.number, last.text + glue + text.strip(), last.raw + "\n" + raw)
+            out[-1] = Line(last.number, last.text + glue + text.strip(), last.raw + "\n" + raw, last.source)
             prev_width = len(text)
             continue
         before = len(out)
         out.extend(_expand(number, text, raw))
-        prev_joinable = len(out) == before + 1 and out[-1].text == text
+        # only a line that stayed one line may be continued by the next (not a JSON record's parts)
+        prev_joinable = len(out) == before + 1 and not out[-1].text.startswith("{") and (
+            out[-1].text == text or text.endswith(out[-1].text))
         prev_width = len(text)
     flush_box()
     return out

@@ -34,12 +34,16 @@ class Line:
 
     ``number`` is the 1-based number of the first physical line it came
     from, ``text`` the cleaned text and ``raw`` the physical line(s) as
-    pasted (used for severity detection).
+    pasted (used for severity detection). ``source`` names what printed it
+    when the paste says so: a journal unit (``kubelet``), a klog file
+    (``ipamd.go``), a JSON ``logger`` / ``caller`` / ``controller``, or the
+    container of a ``kubectl logs --prefix`` / stern line, joined by spaces.
     """
 
     number: int
     text: str
     raw: str
+    source: str = ""
 
 
 @dataclass

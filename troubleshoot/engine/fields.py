@@ -1,0 +1,404 @@
+"""Read the structured fields of the common message families out of a paste.
+
+A message is more than its words: an AWS denial names the action and the principal that was
+refused, a Kubernetes API status names the verb, resource and user, a webhook failure names
+the webhook, Terraform names the resource address. Matching on those fields recognises a
+failure whatever words surround it (``ec2:CreateNetworkInterface`` denied to the node role is
+a VPC CNI problem, whichever component's log it is quoted from).
+
+``read_fields(line)`` returns the fields of one logical line as ``{name: [values]}``;
+``paste_fields(lines)`` adds the paste-wide components; ``describe(...)`` puts what was read
+into words for people. Field names:
+
+=================  ==========================================================================
+``aws.code``       ``AccessDenied``, ``UnauthorizedOperation``, ``InsufficientInstanceCapacity`` ...
+``aws.service``    ``EC2``, ``IAM``, ``STS`` ... (SDK v2 ``operation error EC2: RunInstances``)
+``aws.operation``  ``RunInstances``, ``AssumeRoleWithWebIdentity`` ...
+``aws.action``     ``ec2:RunInstances`` (the IAM action that was not allowed)
+``aws.principal``  the ARN that was refused; ``aws.role`` its role (or user) name
+``aws.status``     the HTTP status of the AWS call
+``aws.deny``       ``explicit`` (an SCP / boundary / explicit deny) or ``implicit``
+``k8s.reason``     API status reason: ``Forbidden``, ``NotFound``, ``Unauthorized``, ``Invalid`` ...
+``k8s.verb`` ...   ``k8s.resource``, ``k8s.group``, ``k8s.namespace``, ``k8s.user`` of a forbidden call
+``webhook``        the webhook's name; ``webhook.type`` ``admission`` / ``conversion``
+``crd.kind``       a kind the server does not know; ``crd.version`` its apiVersion
+``event.reason``   the reason of a Kubernetes event line (``FailedScheduling`` ...)
+``tf.address``     a Terraform resource address; ``tf.resource`` its resource type
+``helm.release``   a Helm release name; ``helm.action`` install / upgrade / rollback ...
+``error.head``     the first clause of a Go error chain; ``error.root`` its last clause
+``printed_by``     the component that printed the line (journal unit, klog file, logger ...)
+``component``      the components the line is about (printer, denied role, action, webhook ...)
+=================  ==========================================================================
+
+Plain Python, no Django. Every expression here is linear on its input (no nested quantifiers
+over the same characters), so a hostile paste costs what its length costs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from .types import Line
+
+__all__ = ["Fields", "read_fields", "paste_fields", "components_of", "describe", "FIELD_NAMES"]
+
+Fields = dict[str, list[str]]
+
+FIELD_NAMES = frozenset({
+    "aws.code", "aws.service", "aws.operation", "aws.action", "aws.principal", "aws.role", "aws.status",
+    "aws.deny", "k8s.reason", "k8s.verb", "k8s.resource", "k8s.group", "k8s.namespace", "k8s.user",
+    "k8s.name", "webhook", "webhook.type", "crd.kind", "crd.version", "event.reason", "tf.address",
+    "tf.resource", "helm.release", "helm.action", "error.head", "error.root", "printed_by", "component",
+})
+
+# -------------------------------------------------------------------------- components
+
+# (canonical component name, hint expression). Names are the KB's component names.
+_COMPONENT_HINTS: list[tuple[str, str]] = [
+    ("Karpenter", r"karpenter|nodeclaim|\bnodepool\b|\b(?:ec2)?nodeclass\b|\bprovisioner\b|KarpenterController"
+                  r"|controller\.(?:provisioning|deprovisioning|machine|interruption|disruption)"),
+    ("VPC CNI", r"aws-node|\bipamd\b|ipamd\.go|aws-cni|amazon-vpc-cni|vpc-cni|aws-k8s-agent|routed-eni"
+                r"|AmazonEKS_CNI|cni-metrics-helper|\baws-vpc-cni\b"),
+    ("EBS CSI driver", r"ebs-csi|ebs\.csi\.aws\.com|ebs-plugin|EBS_CSI|EBSCSI"),
+    ("EFS CSI driver", r"efs-csi|efs\.csi\.aws\.com|efs-plugin|efs-utils|mount\.efs|EFS_CSI|EFSCSI"),
+    ("AWS Load Balancer Controller", r"aws-load-balancer-controller|elbv2\.k8s\.aws|aws-load-balancer-webhook"
+                                     r"|AWSLoadBalancerController|ingress\.k8s\.aws|load-balancer-controller"),
+    ("external-dns", r"external-?dns"),
+    ("cert-manager", r"cert-manager|certmanager|cert-manager\.io|acme\.cert-manager"),
+    ("metrics-server", r"metrics-server|metrics\.k8s\.io"),
+    ("CoreDNS", r"\bcoredns\b|plugin/(?:errors|forward|loop|kubernetes|health|ready)\b|\bkube-dns\b"),
+    ("Cluster Autoscaler", r"cluster-autoscaler|clusterautoscaler|static_autoscaler|scale_up\.go"),
+    ("ingress-nginx", r"ingress-nginx|nginx-ingress|validate\.nginx\.ingress|nginx\.ingress\.kubernetes\.io"),
+    ("Argo CD", r"\bargocd\b|argo-cd|argoproj\.io|argocd-"),
+    ("Node Termination Handler", r"node-termination-handler|\bnth\b"),
+    ("EKS Pod Identity", r"eks-pod-identity|pods\.eks\.amazonaws\.com|169\.254\.170\.23"),
+    ("kubelet", r"^kubelet\b|kubelet\.go|kuberuntime_|pod_workers\.go|\bkubelet\[|\bkubelet$"),
+    ("containerd", r"\bcontainerd\b"),
+    ("Helm", r"\bhelm\b|helm\.sh|INSTALLATION FAILED|UPGRADE FAILED|ROLLBACK FAILED"),
+    ("Terraform", r"terraform|\bwith module\.|\.tf line \d+|\bprovider\[\"registry"),
+    ("Fargate", r"fargate"),
+]
+_COMPONENT_RX = [(name, re.compile(rx, re.IGNORECASE)) for name, rx in _COMPONENT_HINTS]
+_KNOWN = frozenset(name for name, _ in _COMPONENT_HINTS)
+
+# The IAM action names which component needs (when a denial names no role that says it).
+_ACTION_COMPONENT: list[tuple[str, re.Pattern[str]]] = [
+    ("VPC CNI", re.compile(r"^ec2:(?:CreateNetworkInterface|AttachNetworkInterface|DeleteNetworkInterface|"
+                           r"DetachNetworkInterface|AssignPrivateIpAddresses|UnassignPrivateIpAddresses|"
+                           r"AssignIpv6Addresses|ModifyNetworkInterfaceAttribute|CreateNetworkInterfacePermission)$",
+                           re.IGNORECASE)),
+    ("EBS CSI driver", re.compile(r"^ec2:(?:CreateVolume|AttachVolume|DetachVolume|DeleteVolume|ModifyVolume|"
+                                  r"CreateSnapshot|DeleteSnapshot|DescribeVolumes\w*)$", re.IGNORECASE)),
+    ("EFS CSI driver", re.compile(r"^elasticfilesystem:", re.IGNORECASE)),
+    ("AWS Load Balancer Controller", re.compile(r"^(?:elasticloadbalancing|wafv2|waf-regional|shield):",
+                                                re.IGNORECASE)),
+    ("external-dns", re.compile(r"^route53:(?:ChangeResourceRecordSets|ListResourceRecordSets|ListHostedZones\w*)$",
+                                re.IGNORECASE)),
+    ("Cluster Autoscaler", re.compile(r"^autoscaling:(?:SetDesiredCapacity|TerminateInstanceInAutoScalingGroup|"
+                                      r"DescribeAutoScalingGroups|DescribeLaunchConfigurations)$", re.IGNORECASE)),
+    ("Karpenter", re.compile(r"^(?:ec2:(?:CreateFleet|RunInstances|CreateLaunchTemplate|DeleteLaunchTemplate)|"
+                             r"iam:(?:PassRole|CreateInstanceProfile|AddRoleToInstanceProfile|TagInstanceProfile|"
+                             r"GetInstanceProfile|RemoveRoleFromInstanceProfile|DeleteInstanceProfile)|"
+                             r"pricing:GetProducts)$", re.IGNORECASE)),
+]
+
+
+def components_of(text: str) -> list[str]:
+    """Canonical component names hinted at by ``text`` (a source, a role name, a line)."""
+    if not text:
+        return []
+    return [name for name, rx in _COMPONENT_RX if rx.search(text)]
+
+
+# --------------------------------------------------------------------------- AWS
+
+_AWS_V2 = re.compile(
+    r"operation error (?P<service>[A-Za-z0-9 ]{2,40}?): (?P<op>\w+), (?:exceeded maximum number of attempts, "
+    r"\d+, )?https response error StatusCode: (?P<status>\d{3})(?:, RequestID: [\w-]*)?"
+    r"(?:, [\w ]{1,40}?)?(?:, api error (?P<code>\w+))?"
+)
+_AWS_V1_STATUS = re.compile(r"status code: (?P<status>\d{3}), request id")
+_AWS_PY = re.compile(r"An error occurred \((?P<code>\w+)\) when calling the (?P<op>\w+) operation")
+_AWS_CODE = re.compile(
+    r"(?<![\w.])(?P<code>AccessDenied(?:Exception)?|UnauthorizedOperation|UnauthorizedAccess|"
+    r"Unauthorized(?:Exception)?|InvalidClientTokenId|ExpiredToken(?:Exception)?|SignatureDoesNotMatch|"
+    r"InvalidIdentityToken|WebIdentityErr|AuthFailure|RequestExpired|OptInRequired|"
+    r"InsufficientInstanceCapacity|InsufficientFreeAddressesInSubnet|InsufficientCapacity\w*|"
+    r"MaxSpotInstanceCountExceeded|InstanceLimitExceeded|VcpuLimitExceeded|SpotMaxPriceTooLow|"
+    r"Unsupported|InvalidParameter(?:Value|Combination|Exception)?|InvalidParameterException|"
+    r"ResourceInUseException|ResourceNotFoundException|ResourceLimitExceeded|LimitExceeded(?:Exception)?|"
+    r"Throttling(?:Exception)?|RequestLimitExceeded|TooManyRequestsException|ThrottlingException|"
+    r"NoCredentialProviders|EC2RoleRequestError|InvalidSubnet(?:ID)?\.\w+|InvalidGroup\.\w+|"
+    r"InvalidAMIID\.\w+|InvalidLaunchTemplate\w*\.\w+|InvalidInstanceID\.\w+|InvalidVolume\.\w+|"
+    r"VolumeInUse|IncorrectState|InvalidPermission\.\w+|DependencyViolation|NodeCreationFailure|"
+    r"AsgInstanceLaunchFailures|InstanceLimitExceeded|Ec2SubnetInvalidConfiguration|"
+    r"KMSKeyNotAccessibleFault|InvalidKMSKey\.\w+|EntityAlreadyExists|NoSuchEntity|MalformedPolicyDocument|"
+    r"ValidationError|ValidationException|ServiceUnavailable|InternalError|RequestError|"
+    r"ClientException|ServerException|AccessDeniedException|UnrecognizedClientException)"
+    r"(?=: |\b)"
+)
+_DENIED = re.compile(
+    r"(?:User|Principal):? (?P<principal>arn:aws[\w-]*:(?:sts|iam)::[\w*]*:[\w-]+/[^\s\"',]+|anonymous)"
+    r" is not authorized to perform: (?P<action>[\w-]+:[\w*]+)"
+    r"(?: on resource: (?P<resource>[^\s\"',]+))?(?P<rest>[^\n]{0,160})"
+)
+_DENIED_SHORT = re.compile(
+    r"(?:[Nn]ot authorized to perform(?: action)?|not allowed to perform|is not authorized to perform)"
+    r":? (?P<action>[a-z0-9-]+:[A-Za-z*]+)"
+)
+_ROLE_OF = re.compile(r":(?:assumed-role|role|user)/(?P<name>[^/\s\"',]+)")
+
+
+def _aws(text: str, out: Fields) -> None:
+    if m := _AWS_V2.search(text):
+        _add(out, "aws.service", m.group("service").strip())
+        _add(out, "aws.operation", m.group("op"))
+        _add(out, "aws.status", m.group("status"))
+        if m.group("code"):
+            _add(out, "aws.code", m.group("code"))
+    if m := _AWS_PY.search(text):
+        _add(out, "aws.code", m.group("code"))
+        _add(out, "aws.operation", m.group("op"))
+    if "status code:" in text and (m := _AWS_V1_STATUS.search(text)):
+        _add(out, "aws.status", m.group("status"))
+    for m in _AWS_CODE.finditer(text):
+        code = m.group("code")
+        if code in ("Unauthorized", "Unsupported", "InternalError", "ServiceUnavailable") and "aws.status" not in out \
+                and "aws.service" not in out:
+            continue  # too common outside AWS (kubectl's Unauthorized, an HTTP 503)
+        _add(out, "aws.code", code)
+    found_action = False
+    for m in _DENIED.finditer(text):
+        found_action = True
+        principal, action = m.group("principal"), m.group("action")
+        _add(out, "aws.principal", principal)
+        _add(out, "aws.action", action)
+        if m.group("resource"):
+            _add(out, "aws.resource", m.group("resource").rstrip("."))
+        if r := _ROLE_OF.search(principal):
+            _add(out, "aws.role", r.group("name"))
+        rest = m.group("rest")
+        _add(out, "aws.deny", "explicit" if "explicit deny" in rest else "implicit")
+    if not found_action:
+        for m in _DENIED_SHORT.finditer(text):
+            _add(out, "aws.action", m.group("action"))
+
+
+# ---------------------------------------------------------------------- Kubernetes
+
+_FORBIDDEN = re.compile(
+    r"User \"(?P<user>[^\"]{1,200})\" cannot (?P<verb>[\w-]+) (?:resource \"(?P<resource>[\w./-]+)\""
+    r"(?: in API group \"(?P<group>[\w.-]*)\")?|(?P<res2>[\w./-]+))"
+    r"(?: in the namespace \"(?P<ns>[\w.-]+)\"| at the cluster scope)?"
+)
+# what stands before `User "..."`, searched in the few characters before it only
+_FORBIDDEN_OBJECT = re.compile(r"(?P<res>[\w.-]{1,100})(?: \"(?P<name>[^\"]{1,253})\")? is forbidden: $")
+_SERVER_REASON = re.compile(r"Error from server \((?P<reason>\w+)\)")
+_STATUS_REASON = re.compile(
+    r"\b(?P<reason>Unauthorized|Forbidden)\b(?=\)|$|: )|the server has asked for the client to provide credentials"
+    r"|(?P<invalid>is invalid: )|(?P<immutable>field is immutable)|(?P<conflict>the object has been modified)"
+)
+_NO_KIND = re.compile(r"no matches for kind \"(?P<kind>\w+)\" in version \"(?P<version>[\w./-]+)\"")
+_NO_KIND_OLD = re.compile(r"no kind \"(?P<kind>\w+)\" is registered for version \"(?P<version>[\w./-]+)\"")
+_NO_RESOURCE = re.compile(r"the server (?:could not find the requested resource|doesn't have a resource type "
+                          r"\"(?P<res>[\w.-]+)\")")
+_WEBHOOK = re.compile(
+    r"(?:failed calling webhook|admission webhook|calling webhook|webhook) \\?\"(?P<name>[\w.-]+)\\?\""
+    r"|(?P<conv>conversion webhook) for (?P<gvk>[\w./-]+(?:, Kind=\w+)?)"
+)
+_WEBHOOK_SERVICE = re.compile(r"https://(?P<svc>[\w-]+)\.(?P<ns>[\w-]+)\.svc(?::\d+)?/")
+
+
+def _kubernetes(text: str, out: Fields) -> None:
+    if "cannot" in text and (m := _FORBIDDEN.search(text)):
+        _add(out, "k8s.reason", "Forbidden")
+        _add(out, "k8s.user", m.group("user"))
+        _add(out, "k8s.verb", m.group("verb"))
+        before = _FORBIDDEN_OBJECT.search(text[max(0, m.start() - 400) : m.start()])
+        resource = m.group("resource") or m.group("res2") or (before.group("res") if before else None)
+        if resource:
+            _add(out, "k8s.resource", resource)
+        if m.group("group") is not None:
+            _add(out, "k8s.group", m.group("group") or "core")
+        if m.group("ns"):
+            _add(out, "k8s.namespace", m.group("ns"))
+        if before and before.group("name"):
+            _add(out, "k8s.name", before.group("name"))
+    if "Error from server" in text and (m := _SERVER_REASON.search(text)):
+        _add(out, "k8s.reason", m.group("reason"))
+    for m in _STATUS_REASON.finditer(text):
+        if m.group("reason"):
+            _add(out, "k8s.reason", m.group("reason"))
+        elif m.group("invalid") or m.group("immutable"):
+            _add(out, "k8s.reason", "Invalid")
+        elif m.group("conflict"):
+            _add(out, "k8s.reason", "Conflict")
+        else:
+            _add(out, "k8s.reason", "Unauthorized")
+    for rx in (_NO_KIND, _NO_KIND_OLD):
+        for m in rx.finditer(text):
+            _add(out, "crd.kind", m.group("kind"))
+            _add(out, "crd.version", m.group("version"))
+    if "the server" in text and (m := _NO_RESOURCE.search(text)):
+        _add(out, "k8s.reason", "NotFound")
+        if m.group("res"):
+            _add(out, "k8s.resource", m.group("res"))
+    if "webhook" in text:
+        for m in _WEBHOOK.finditer(text):
+            if m.group("conv"):
+                _add(out, "webhook.type", "conversion")
+                _add(out, "webhook", m.group("gvk"))
+            else:
+                _add(out, "webhook", m.group("name"))
+                _add(out, "webhook.type", "conversion" if "conversion" in text else "admission")
+        if m := _WEBHOOK_SERVICE.search(text):
+            _add(out, "component", *components_of(m.group("svc")))
+
+
+# ---------------------------------------------------------------- events, tools, chains
+
+_EVENT = re.compile(
+    r"^\s*(?:\S+\s+){0,3}?(?:Warning|Normal)\s+(?P<reason>[A-Z][A-Za-z]+)\s"
+    r"|\b(?:reason|Reason)[:=]\s*\"?(?P<reason2>(?:Failed|Back|Node|Evicted|Unhealthy|Insufficient|Invalid)[A-Za-z]*)"
+)
+_TF_WITH = re.compile(r"\bwith (?P<addr>(?:module\.[\w-]+(?:\[[^\]]{0,80}\])?\.)*(?:data\.)?"
+                      r"(?P<type>[a-z][a-z0-9]*_[\w]+)\.[\w-]+(?:\[[^\]]{0,80}\])?)")
+_TF_IN = re.compile(r"in (?:resource|data) \"(?P<type>[a-z][a-z0-9]*_\w+)\" \"(?P<name>[\w-]+)\"")
+_HELM = re.compile(
+    r"\b(?P<action>INSTALLATION|UPGRADE|ROLLBACK|UNINSTALLATION) FAILED\b"
+    r"|(?:release|Release) (?:name )?\"?(?P<release>[a-z0-9][a-z0-9.-]{0,52})\"? (?:failed|has no deployed|not found)"
+    r"|cannot re-use a name that is still in use|another operation \(install/upgrade/rollback\) is in progress"
+    r"|has no deployed releases"
+)
+_CHAIN_SPLIT = re.compile(r": (?=[a-z\"'])")
+_CHAIN_HEAD = re.compile(r"^(?:error |Error: |err=)?\"?(?P<head>(?:failed to|unable to|error |could not|cannot )"
+                         r"[^:]{3,120})$", re.IGNORECASE)
+
+
+def _tools(text: str, out: Fields) -> None:
+    if ("Warning" in text or "Normal" in text or "eason" in text) and (m := _EVENT.search(text)):
+        _add(out, "event.reason", m.group("reason") or m.group("reason2"))
+    if "with " in text and (m := _TF_WITH.search(text)):
+        _add(out, "tf.address", m.group("addr"))
+        _add(out, "tf.resource", m.group("type"))
+        _add(out, "component", "Terraform")
+    if "resource \"" in text or "data \"" in text:
+        for m in _TF_IN.finditer(text):
+            _add(out, "tf.resource", m.group("type"))
+            _add(out, "component", "Terraform")
+    if m := _HELM.search(text):
+        _add(out, "component", "Helm")
+        if m.group("action"):
+            _add(out, "helm.action", m.group("action").lower())
+        if m.group("release"):
+            _add(out, "helm.release", m.group("release"))
+    if ": " in text:
+        parts = [p.strip(" \"'") for p in _CHAIN_SPLIT.split(text) if p.strip(" \"'")]
+        if len(parts) >= 3:
+            if m := _CHAIN_HEAD.match(parts[0]):
+                _add(out, "error.head", m.group("head").strip())
+            _add(out, "error.root", parts[-1][:200])
+
+
+# ----------------------------------------------------------------------------- API
+
+
+def _add(out: Fields, name: str, *values: str) -> None:
+    if not any(values):
+        return
+    bucket = out.setdefault(name, [])
+    for value in values:
+        if value and value not in bucket:
+            bucket.append(value)
+
+
+def read_fields(line: Line | str) -> Fields:
+    """The fields of one logical line (see the module docstring for the names)."""
+    text = line.text if isinstance(line, Line) else line
+    source = line.source if isinstance(line, Line) else ""
+    out: Fields = {}
+    if len(text) > 20000:
+        text = text[:20000]
+    _aws(text, out)
+    _kubernetes(text, out)
+    _tools(text, out)
+    if source:
+        printed = components_of(source)
+        _add(out, "printed_by", *(printed or [source.split()[0]]))
+        _add(out, "component", *printed)
+    for role in out.get("aws.role", []):
+        _add(out, "component", *components_of(role))
+    for action in out.get("aws.action", []):
+        _add(out, "component", *(name for name, rx in _ACTION_COMPONENT if rx.search(action)))
+    for hook in out.get("webhook", []):
+        _add(out, "component", *components_of(hook))
+    if "aws.principal" in out or "k8s.user" in out or "webhook" in out or "printed_by" in out:
+        return out
+    if out:  # a recognised message with no named principal: its own words may name the component
+        _add(out, "component", *components_of(text))
+    return out
+
+
+def paste_fields(lines: Sequence[Line]) -> tuple[list[Fields], list[str]]:
+    """Per-line fields, and the components the whole paste is about (most frequent first)."""
+    per_line = [read_fields(line) for line in lines]
+    counts: dict[str, int] = {}
+    for line, fields in zip(lines, per_line):
+        names = set(fields.get("component", [])) | set(components_of(line.source))
+        if not fields:
+            names |= set(components_of(line.text[:400]))
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    return per_line, sorted(counts, key=lambda n: (-counts[n], n))
+
+
+def _short_role(role: str) -> str:
+    return role if len(role) <= 48 else role[:20] + "…" + role[-20:]
+
+
+def describe(per_line: Iterable[Fields], components: Sequence[str] = ()) -> list[str]:
+    """What was read, in words: "AWS denied `iam:PassRole` to role `x-karpenter`, from the Karpenter controller"."""
+    said: list[str] = []
+
+    def say(sentence: str) -> None:
+        if sentence not in said:
+            said.append(sentence)
+
+    for f in per_line:
+        printers = [p for p in f.get("printed_by", []) if p in _KNOWN]
+        who = f", from {printers[0]}" if printers else ""
+        for action in f.get("aws.action", [])[:2]:
+            role = f.get("aws.role", [None])[0]
+            deny = " (an explicit deny: an SCP, boundary or deny statement)" if "explicit" in f.get("aws.deny", []) \
+                else ""
+            kind = "user" if ":user/" in f.get("aws.principal", [""])[0] else "role"
+            target = f" to {kind} `{_short_role(role)}`" if role else ""
+            say(f"AWS denied `{action}`{target}{deny}{who}")
+        if "aws.action" not in f and f.get("aws.code"):
+            op = ""
+            if f.get("aws.service") and f.get("aws.operation"):
+                op = f" on {f['aws.service'][0]} {f['aws.operation'][0]}"
+            elif f.get("aws.operation"):
+                op = f" on {f['aws.operation'][0]}"
+            say(f"AWS answered `{f['aws.code'][0]}`{op}{who}")
+        if f.get("k8s.verb"):
+            scope = f" in namespace `{f['k8s.namespace'][0]}`" if f.get("k8s.namespace") else ""
+            group = f.get("k8s.group", [""])[0]
+            res = f.get("k8s.resource", ["?"])[0] + (f".{group}" if group and group != "core" else "")
+            say(f"Kubernetes RBAC refused `{f['k8s.user'][0]}` to `{f['k8s.verb'][0]}` `{res}`{scope}")
+        elif f.get("k8s.reason"):
+            say(f"The Kubernetes API answered `{f['k8s.reason'][0]}`{who}")
+        for kind, version in zip(f.get("crd.kind", []), f.get("crd.version", [])):
+            say(f"The API server does not know kind `{kind}` in `{version}`")
+        for hook in f.get("webhook", [])[:2]:
+            say(f"The {f.get('webhook.type', ['admission'])[0]} webhook `{hook}` failed")
+        for reason in f.get("event.reason", [])[:1]:
+            say(f"Kubernetes event `{reason}`")
+        for addr in f.get("tf.address", [])[:1]:
+            say(f"Terraform resource `{addr}`")
+        if f.get("helm.action"):
+            say(f"Helm {f['helm.action'][0]} failed")
+    if components:
+        say("Components in the paste: " + ", ".join(components[:4]))
+    return said[:8]
