@@ -112,3 +112,35 @@ def test_a_file_that_is_not_utf8_is_refused_by_name(tmp_path):
 
 def test_languages_are_the_supported_ones():
     assert kbformat.LANGUAGES == ("en", "zh-hans")
+
+
+WHEN_ARTICLE = """---
+slug: w
+title: W
+language: en
+symptoms:
+  - text: 'User: arn:aws:sts::1:assumed-role/r/s is not authorized to perform: ec2:RunInstances'
+    when: {aws.action: 'ec2:RunInstances', component: 'Karpenter'}
+---
+body
+"""
+
+
+def test_it_reads_structured_conditions():
+    article = parse_article(WHEN_ARTICLE)
+    assert article.symptoms[0].when == {"aws.action": "ec2:RunInstances", "component": "Karpenter"}
+    assert "when:" in dump_article(article)
+    assert parse_article(dump_article(article)).symptoms[0].when == article.symptoms[0].when
+
+
+@pytest.mark.parametrize("when, words", [
+    ("{aws.nothing: 'x'}", "unknown field 'aws.nothing'"),
+    ("{aws.action: '(a+)+$'}", "backtrack"),
+    ("['aws.action']", "must be a mapping"),
+])
+def test_it_refuses_bad_conditions(when, words):
+    text = WHEN_ARTICLE.replace("{aws.action: 'ec2:RunInstances', component: 'Karpenter'}", when)
+    with pytest.raises(FormatError) as exc:
+        parse_article(text)
+    assert exc.value.field.startswith("symptoms[0].when")
+    assert words in str(exc.value)

@@ -38,7 +38,7 @@ class CauseInline(admin.StackedInline):
 class SymptomInline(admin.StackedInline):
     model = Symptom
     extra = 0
-    fields = ["position", "text", ("kind", "source", "weight"), "pattern", "cause"]
+    fields = ["position", "text", ("kind", "source", "weight"), "pattern", "when", "cause"]
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):  # type: ignore[no-untyped-def]
         if db_field.name == "cause":

@@ -112,3 +112,115 @@ def load_cases(root: Path) -> list[Case]:
 
 def evaluate(cases: list[Case], match: Callable[[str], Ranked]) -> Report:
     return Report(results=[CaseResult(case=c, ranked=match(c.text)) for c in cases])
+
+
+# ---------------------------------------------------------------- representative audit
+
+AUDIT_HALVES = ("tuning", "heldout")
+
+
+@dataclass
+class AuditCase:
+    id: str
+    half: str
+    source: str
+    labels: list[str]  # articles that fix it; empty: the KB has none (see ``topic``)
+    topic: str  # short name of the failure kind
+    text: str
+
+
+@dataclass
+class AuditRow:
+    case: AuditCase
+    ranked: Ranked
+    plain: list[str]  # plain full-text search's ranking of the same paste
+
+    @property
+    def covered(self) -> bool:
+        return bool(self.case.labels)
+
+    @property
+    def useful(self) -> bool:
+        return self.ranked.best is not None and self.ranked.best in self.case.labels
+
+    def top(self, k: int) -> bool:
+        return any(s in self.case.labels for s in self.ranked.slugs[:k])
+
+    @property
+    def confident_wrong(self) -> bool:
+        return self.ranked.best is not None and self.ranked.best not in self.case.labels
+
+    @property
+    def plain_top1(self) -> bool:
+        return bool(self.plain) and self.plain[0] in self.case.labels
+
+
+@dataclass
+class AuditReport:
+    half: str
+    rows: list[AuditRow] = field(default_factory=list)
+
+    def _rate(self, hits: int, total: int) -> float:
+        return hits / total if total else 0.0
+
+    @property
+    def covered(self) -> list[AuditRow]:
+        return [r for r in self.rows if r.covered]
+
+    def figures(self) -> dict[str, float | int]:
+        rows, cov = self.rows, self.covered
+        confident = [r for r in rows if r.ranked.best is not None]
+        return {
+            "pastes": len(rows),
+            "covered": len(cov),
+            "useful": self._rate(sum(r.useful for r in rows), len(rows)),
+            "coverage": self._rate(len(cov), len(rows)),
+            "top1": self._rate(sum(r.top(1) for r in cov), len(cov)),
+            "top3": self._rate(sum(r.top(3) for r in cov), len(cov)),
+            "confident_right": self._rate(sum(r.useful for r in cov), len(cov)),
+            "confident": len(confident),
+            "confident_wrong": sum(r.confident_wrong for r in rows),
+            "confident_wrong_rate": self._rate(sum(r.confident_wrong for r in rows), len(confident)),
+            "plain_top1": self._rate(sum(r.plain_top1 for r in cov), len(cov)),
+        }
+
+    def summary(self) -> str:
+        f = self.figures()
+        return "\n".join([
+            f"[{self.half}] {f['pastes']} pastes, {f['covered']} covered by an article",
+            f"  useful answers (confident and right) / all: {f['useful']:.3f}",
+            f"  coverage: {f['coverage']:.3f}",
+            f"  covered: top-1 {f['top1']:.3f}, top-3 {f['top3']:.3f}, confident-right {f['confident_right']:.3f}",
+            f"  confident-wrong: {f['confident_wrong']} of {f['confident']} confident answers "
+            f"({f['confident_wrong_rate']:.3f})",
+            f"  plain full-text search, covered: top-1 {f['plain_top1']:.3f}",
+        ])
+
+
+def load_audit(root: Path) -> list[AuditCase]:
+    """``<root>/tuning.yaml`` and ``<root>/heldout.yaml``: lists of labelled real pastes."""
+    import yaml
+
+    cases: list[AuditCase] = []
+    for half in AUDIT_HALVES:
+        path = root / f"{half}.yaml"
+        if not path.exists():
+            continue
+        for i, entry in enumerate(yaml.safe_load(path.read_text(encoding="utf-8")) or []):
+            labels = entry.get("labels") or []
+            if isinstance(labels, str):
+                labels = [labels]
+            cases.append(AuditCase(
+                id=str(entry.get("id") or f"{half}-{i + 1}"), half=half, source=str(entry.get("source", "")),
+                labels=[str(x) for x in labels], topic=str(entry.get("topic") or entry.get("kind") or ""),
+                text=str(entry["text"]),
+            ))
+    return cases
+
+
+def evaluate_audit(cases: list[AuditCase], match: Callable[[str], Ranked],
+                   plain: Callable[[str], list[str]]) -> dict[str, AuditReport]:
+    reports = {half: AuditReport(half=half) for half in AUDIT_HALVES}
+    for case in cases:
+        reports[case.half].rows.append(AuditRow(case=case, ranked=match(case.text), plain=plain(case.text)))
+    return {half: report for half, report in reports.items() if report.rows}

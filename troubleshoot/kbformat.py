@@ -26,7 +26,7 @@ TOP_LEVEL_KEYS = {
     "slug", "title", "language", "summary", "status", "components", "environment",
     "symptoms", "causes", "fixes", "versions", "references",
 }
-SYMPTOM_KEYS = {"text", "kind", "source", "pattern", "weight", "cause"}
+SYMPTOM_KEYS = {"text", "kind", "source", "pattern", "weight", "cause", "when"}
 CAUSE_KEYS = {"title", "body"}
 FIX_KEYS = {"title", "body", "verify", "cause"}
 VERSION_KEYS = {"component", "affected", "fixed_in", "note"}
@@ -58,6 +58,7 @@ class SymptomData:
     pattern: str = ""
     weight: float = 1.0
     cause: int | None = None  # 0-based index into causes
+    when: dict[str, str] = field(default_factory=dict)  # structured field -> regex (see engine.fields)
 
 
 @dataclass
@@ -140,6 +141,28 @@ def _mapping(value: Any, allowed: set[str], *, path: str, name: str) -> dict[str
             path=path, field=name,
         )
     return value
+
+
+def _when(value: Any, *, path: str, name: str) -> dict[str, str]:
+    """A symptom's structured conditions: ``{field: regex}``, every regex fully matching a value."""
+    from troubleshoot.engine.fields import FIELD_NAMES
+    from troubleshoot.engine.patterns import validate_pattern
+
+    if value is None or value == {}:
+        return {}
+    if not isinstance(value, dict):
+        raise FormatError("must be a mapping of field name to regex", path=path, field=name)
+    out: dict[str, str] = {}
+    for key, rx in value.items():
+        if str(key) not in FIELD_NAMES:
+            raise FormatError(f"unknown field {key!r}; known: {', '.join(sorted(FIELD_NAMES))}",
+                              path=path, field=name)
+        rx = _str(rx, path=path, name=f"{name}.{key}", required=True).strip()
+        problem = validate_pattern(rx, require_groups=False)
+        if problem:
+            raise FormatError(problem, path=path, field=f"{name}.{key}")
+        out[str(key)] = rx
+    return out
 
 
 def _cause_ref(value: Any, causes: list[CauseData], *, path: str, name: str) -> int | None:
@@ -255,6 +278,7 @@ def article_from_mapping(meta: dict[str, Any], *, problem: str, best_practices: 
             pattern=_str(item.get("pattern"), path=path, name=f"{where}.pattern").strip(),
             weight=float(weight),
             cause=_cause_ref(item.get("cause"), causes, path=path, name=f"{where}.cause"),
+            when=_when(item.get("when"), path=path, name=f"{where}.when"),
         ))
     if not symptoms:
         raise FormatError("at least one symptom is required", path=path, field="symptoms")
@@ -341,7 +365,8 @@ def dump_article(article: ArticleData) -> str:
     })
     meta["symptoms"] = [
         prune({"text": s.text, "kind": s.kind, "source": s.source, "pattern": s.pattern,
-               "weight": s.weight if s.weight != 1.0 else None, "cause": cause_title(s.cause)})
+               "weight": s.weight if s.weight != 1.0 else None, "cause": cause_title(s.cause),
+               "when": dict(s.when) or None})
         for s in article.symptoms
     ]
     meta["causes"] = [prune({"title": c.title, "body": c.body}) for c in article.causes]

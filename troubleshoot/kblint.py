@@ -18,6 +18,8 @@ from pathlib import Path
 
 import regex
 
+from troubleshoot.engine.fields import FIELD_CAPTURES, paste_fields
+from troubleshoot.engine.reader import read
 from troubleshoot.kbformat import ArticleData, FormatError, iter_article_files, parse_article
 
 DEFAULT_ROOT = Path(__file__).resolve().parent / "kb"
@@ -87,11 +89,42 @@ def lint_article(article: ArticleData, path: str) -> list[Problem]:
             if empty and len(empty) == len(compiled.groupindex):
                 add(f"{where} matches its symptom text but captures nothing for {', '.join(empty)}")
 
+    for i, symptom in enumerate(article.symptoms):
+        if symptom.when:
+            fields = _fields_of(symptom.text)
+            problem = _when_problem(fields, symptom.when)
+            if problem:
+                add(f"symptoms[{i}].when {problem}")
+            # a condition's match captures every field its line carries (see engine.rules)
+            named_groups.update(FIELD_CAPTURES[name] for name in fields if name in FIELD_CAPTURES)
+
     for i, fix in enumerate(article.fixes):
         for name in PLACEHOLDER_RE.findall(fix.body):
             if name not in named_groups:
-                add(f"fixes[{i}] uses placeholder {{{{{name}}}}} but no symptom pattern captures '{name}'")
+                add(f"fixes[{i}] uses placeholder {{{{{name}}}}} but no symptom pattern or condition captures "
+                    f"'{name}'")
     return problems
+
+
+def _fields_of(text: str) -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    for f in paste_fields(read(text))[0]:
+        for name, values in f.items():
+            fields.setdefault(name, []).extend(values)
+    return fields
+
+
+def _when_problem(fields: dict[str, list[str]], when: dict[str, str]) -> str | None:
+    """A symptom's conditions must hold on its own example message, as its pattern must match it."""
+    for name, rx in when.items():
+        compiled = regex.compile(rx, regex.IGNORECASE)
+        values = fields.get(name, [])
+        try:
+            if not any(compiled.fullmatch(v, timeout=PATTERN_TIMEOUT) for v in values):
+                return f"condition {name}: {rx!r} does not hold on its own symptom text (read: {values or 'nothing'})"
+        except TimeoutError:
+            return f"condition {name} took over {PATTERN_TIMEOUT}s (catastrophic backtracking?)"
+    return None
 
 
 def lint_folder(root: Path) -> tuple[list[ArticleData], list[Problem]]:

@@ -46,6 +46,7 @@ def build_signatures() -> list[Signature]:
             topic=article.slug, language=article.language, text=s.text,
             pattern=s.pattern or None, weight=s.weight, kind=s.kind,
             cause=cause_index[article.pk].get(s.cause_id) if s.cause_id else None,
+            when=tuple(sorted((s.when or {}).items())),
         ))
     return signatures
 
@@ -76,7 +77,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.:/-]{2,}")
 RECALL_TERMS = 32
 
 
-def recall_query(text: str) -> str:
+def recall_query(text: str, terms: int = RECALL_TERMS) -> str:
     """A short OR query from the paste's first distinct words: a whole paste as a query is
     slow in Whoosh and no better at recall."""
     words: dict[str, None] = {}
@@ -84,7 +85,7 @@ def recall_query(text: str) -> str:
         key = word.lower().strip(".:/-")
         if len(key) > 2 and not key.isdigit():
             words.setdefault(key, None)
-        if len(words) >= RECALL_TERMS:
+        if len(words) >= terms:
             break
     return " ".join(words)
 

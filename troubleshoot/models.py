@@ -106,6 +106,8 @@ class Symptom(models.Model):
     pattern = models.TextField(blank=True, help_text=_("Regex with named groups for the variable parts."))
     weight = models.FloatField(default=1.0)
     cause = models.ForeignKey(Cause, null=True, blank=True, on_delete=models.SET_NULL, related_name="symptoms")
+    when = models.JSONField(default=dict, blank=True, help_text=_(
+        "Structured conditions {field: regex} read from the message (e.g. aws.action, k8s.verb, component)."))
 
     class Meta:
         ordering = ["position", "id"]
@@ -122,6 +124,13 @@ class Symptom(models.Model):
             problem = validate_pattern(self.pattern)
             if problem:
                 raise ValidationError({"pattern": problem})
+        if self.when:
+            from troubleshoot.kbformat import FormatError, _when
+
+            try:
+                self.when = _when(self.when, path="", name="when")
+            except FormatError as exc:
+                raise ValidationError({"when": exc.message}) from exc
         if not (0 < self.weight <= 10):
             raise ValidationError({"weight": _("Weight must be greater than 0 and at most 10.")})
 

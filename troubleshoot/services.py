@@ -58,7 +58,8 @@ def article_to_data(article: Article) -> ArticleData:
         best_practices=article.best_practices,
         symptoms=[
             kbformat.SymptomData(text=s.text, kind=s.kind, source=s.source, pattern=s.pattern,
-                                 weight=s.weight, cause=index.get(s.cause_id) if s.cause_id else None)
+                                 weight=s.weight, cause=index.get(s.cause_id) if s.cause_id else None,
+                                 when=dict(s.when or {}))
             for s in article.symptoms.all()
         ],
         causes=[kbformat.CauseData(title=c.title, body=c.body) for c in causes],
@@ -124,7 +125,7 @@ def _write_children(article: Article, data: ArticleData, *, fresh: bool = False)
 
     Symptom.objects.bulk_create([
         Symptom(article=article, position=i, text=s.text, kind=s.kind, source=s.source, pattern=s.pattern,
-                weight=s.weight, cause=cause_of(s.cause))
+                weight=s.weight, cause=cause_of(s.cause), when=dict(s.when))
         for i, s in enumerate(data.symptoms)
     ])
     Fix.objects.bulk_create([

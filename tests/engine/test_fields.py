@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from troubleshoot.engine.fields import components_of, describe, paste_fields, read_fields
+from troubleshoot.engine.explain import describe
+from troubleshoot.engine.fields import components_of, paste_fields, read_fields
 from troubleshoot.engine.reader import read
 
 

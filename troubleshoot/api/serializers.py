@@ -41,6 +41,8 @@ class SymptomOut(serializers.Serializer):
     pattern = serializers.CharField()
     weight = serializers.FloatField()
     cause = serializers.IntegerField(allow_null=True, help_text="1-based number of the cause it points to")
+    when = serializers.DictField(child=serializers.CharField(), help_text=(
+        "structured conditions {field: regex} read from the message, e.g. {\"aws.action\": \"ec2:RunInstances\"}"))
 
 
 class CauseOut(serializers.Serializer):
@@ -98,7 +100,8 @@ class ArticleDetailSerializer(serializers.ModelSerializer):
     def get_symptoms(self, obj: Article) -> list[dict[str, Any]]:
         numbers = self._cause_numbers(obj)
         return [{"text": s.text, "kind": s.kind, "source": s.source, "pattern": s.pattern, "weight": s.weight,
-                 "cause": numbers.get(s.cause_id) if s.cause_id else None} for s in obj.symptoms.all()]
+                 "cause": numbers.get(s.cause_id) if s.cause_id else None, "when": dict(s.when or {})}
+                for s in obj.symptoms.all()]
 
     def get_fixes(self, obj: Article) -> list[dict[str, Any]]:
         numbers = self._cause_numbers(obj)

@@ -7,7 +7,7 @@ failure whatever words surround it (``ec2:CreateNetworkInterface`` denied to the
 a VPC CNI problem, whichever component's log it is quoted from).
 
 ``read_fields(line)`` returns the fields of one logical line as ``{name: [values]}``;
-``paste_fields(lines)`` adds the paste-wide components; ``describe(...)`` puts what was read
+``paste_fields(lines)`` adds the paste-wide components; :mod:`explain` puts what was read
 into words for people. Field names:
 
 =================  ==========================================================================
@@ -37,11 +37,13 @@ over the same characters), so a hostile paste costs what its length costs.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from .types import Line
 
-__all__ = ["Fields", "read_fields", "paste_fields", "components_of", "describe", "FIELD_NAMES"]
+__all__ = [
+    "Fields", "read_fields", "paste_fields", "components_of", "FIELD_NAMES", "FIELD_CAPTURES", "KNOWN_COMPONENTS",
+]
 
 Fields = dict[str, list[str]]
 
@@ -51,6 +53,17 @@ FIELD_NAMES = frozenset({
     "k8s.name", "webhook", "webhook.type", "crd.kind", "crd.version", "event.reason", "tf.address",
     "tf.resource", "helm.release", "helm.action", "error.head", "error.root", "printed_by", "component",
 })
+
+# The value a field gives a fix placeholder (``{{action}}``, ``{{role}}`` ...) when a symptom's
+# conditions matched on that line.
+FIELD_CAPTURES = {
+    "aws.action": "action", "aws.role": "role", "aws.principal": "principal", "aws.code": "error_code",
+    "aws.service": "service", "aws.operation": "operation", "aws.resource": "resource_arn",
+    "k8s.user": "user", "k8s.verb": "verb", "k8s.resource": "resource", "k8s.group": "api_group",
+    "k8s.namespace": "namespace", "k8s.name": "name", "webhook": "webhook", "crd.kind": "kind",
+    "crd.version": "api_version", "event.reason": "reason", "tf.address": "tf_address", "tf.resource": "tf_resource",
+    "helm.release": "release", "helm.action": "helm_action",
+}
 
 # -------------------------------------------------------------------------- components
 
@@ -80,7 +93,7 @@ _COMPONENT_HINTS: list[tuple[str, str]] = [
     ("Fargate", r"fargate"),
 ]
 _COMPONENT_RX = [(name, re.compile(rx, re.IGNORECASE)) for name, rx in _COMPONENT_HINTS]
-_KNOWN = frozenset(name for name, _ in _COMPONENT_HINTS)
+KNOWN_COMPONENTS = frozenset(name for name, _ in _COMPONENT_HINTS)
 
 # The IAM action names which component needs (when a denial names no role that says it).
 _ACTION_COMPONENT: list[tuple[str, re.Pattern[str]]] = [
@@ -351,54 +364,3 @@ def paste_fields(lines: Sequence[Line]) -> tuple[list[Fields], list[str]]:
         for name in names:
             counts[name] = counts.get(name, 0) + 1
     return per_line, sorted(counts, key=lambda n: (-counts[n], n))
-
-
-def _short_role(role: str) -> str:
-    return role if len(role) <= 48 else role[:20] + "…" + role[-20:]
-
-
-def describe(per_line: Iterable[Fields], components: Sequence[str] = ()) -> list[str]:
-    """What was read, in words: "AWS denied `iam:PassRole` to role `x-karpenter`, from the Karpenter controller"."""
-    said: list[str] = []
-
-    def say(sentence: str) -> None:
-        if sentence not in said:
-            said.append(sentence)
-
-    for f in per_line:
-        printers = [p for p in f.get("printed_by", []) if p in _KNOWN]
-        who = f", from {printers[0]}" if printers else ""
-        for action in f.get("aws.action", [])[:2]:
-            role = f.get("aws.role", [None])[0]
-            deny = " (an explicit deny: an SCP, boundary or deny statement)" if "explicit" in f.get("aws.deny", []) \
-                else ""
-            kind = "user" if ":user/" in f.get("aws.principal", [""])[0] else "role"
-            target = f" to {kind} `{_short_role(role)}`" if role else ""
-            say(f"AWS denied `{action}`{target}{deny}{who}")
-        if "aws.action" not in f and f.get("aws.code"):
-            op = ""
-            if f.get("aws.service") and f.get("aws.operation"):
-                op = f" on {f['aws.service'][0]} {f['aws.operation'][0]}"
-            elif f.get("aws.operation"):
-                op = f" on {f['aws.operation'][0]}"
-            say(f"AWS answered `{f['aws.code'][0]}`{op}{who}")
-        if f.get("k8s.verb"):
-            scope = f" in namespace `{f['k8s.namespace'][0]}`" if f.get("k8s.namespace") else ""
-            group = f.get("k8s.group", [""])[0]
-            res = f.get("k8s.resource", ["?"])[0] + (f".{group}" if group and group != "core" else "")
-            say(f"Kubernetes RBAC refused `{f['k8s.user'][0]}` to `{f['k8s.verb'][0]}` `{res}`{scope}")
-        elif f.get("k8s.reason"):
-            say(f"The Kubernetes API answered `{f['k8s.reason'][0]}`{who}")
-        for kind, version in zip(f.get("crd.kind", []), f.get("crd.version", [])):
-            say(f"The API server does not know kind `{kind}` in `{version}`")
-        for hook in f.get("webhook", [])[:2]:
-            say(f"The {f.get('webhook.type', ['admission'])[0]} webhook `{hook}` failed")
-        for reason in f.get("event.reason", [])[:1]:
-            say(f"Kubernetes event `{reason}`")
-        for addr in f.get("tf.address", [])[:1]:
-            say(f"Terraform resource `{addr}`")
-        if f.get("helm.action"):
-            say(f"Helm {f['helm.action'][0]} failed")
-    if components:
-        say("Components in the paste: " + ", ".join(components[:4]))
-    return said[:8]

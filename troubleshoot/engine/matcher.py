@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 from .automaton import GENERIC_PHRASES, Fragment, PhraseIndex
 from .condense import WARNING, Template, condense, query_text
+from .explain import describe
+from .fields import Fields
 from .fuzzy import FuzzyIndex
 from .normalize import normalize_cached
 from .patterns import PatternSet
@@ -35,6 +37,7 @@ from .rank import (
     symptom_score,
 )
 from .reader import is_indented_field, is_record_start, read
+from .rules import FieldRules, template_fields
 from .types import ArticleMatch, Evidence, Line, MatchResult, Signature
 
 __all__ = ["Matcher", "Recall"]
@@ -47,6 +50,8 @@ WINDOW_CHARS = 900
 PATTERN_BUDGET = 1.0  # seconds of pattern time per request (a guard, not a target: load must not skip patterns)
 MAX_PATTERN_RUNS = 2000
 FUZZY_LINES = 120
+FIELD_LINES = 300  # templates whose structured fields are read (most severe first)
+FIELD_STRENGTH = 0.95  # a symptom whose structured conditions all hold: as good as a pattern hit
 MAX_EVIDENCE = 6
 
 
@@ -71,6 +76,7 @@ class Matcher:
         self.phrases = PhraseIndex(self.signatures, generic_phrases)
         self.patterns = PatternSet(self.signatures, timeout=pattern_timeout)
         self.fuzzy = FuzzyIndex(self.phrases)
+        self.rules = FieldRules(self.signatures, timeout=pattern_timeout)
         self.topic_langs: dict[str, set[str]] = {}
         self.topic_patterns: dict[str, list[int]] = {}
         for i, sig in enumerate(self.signatures):
@@ -97,6 +103,8 @@ class Matcher:
         windows = self._windows(lines, norms)
         best, partial = self._phrases(lines, norms, templates, windows, tmpl_of)
         self._patterns(lines, templates, windows, best)
+        per_template, paste = template_fields(lines, templates, FIELD_LINES)
+        self._fields(lines, templates, per_template, paste, best)
         self._fuzzy(templates, best, partial)
         matches = self._rank(lines, windows, best, limit, language)
         stats: dict[str, object] = {
@@ -114,6 +122,8 @@ class Matcher:
             matches=matches,
             best=top if top is not None and top.confidence in ("high", "medium") else None,
             stats=stats,
+            read=describe([f for f in per_template if f], paste.get("component", [])),
+            components=list(paste.get("component", [])),
         )
 
     # --------------------------------------------------------------- stages
@@ -226,6 +236,22 @@ class Matcher:
             if old is None and self.signatures[sig].topic not in hit_topics:
                 strength = min(strength, 0.9)  # literal prefilter only, no phrase support
             best[sig] = SymptomHit(sig, strength, "pattern", -1, line, sev, span, text, caps, size)
+
+    def _fields(self, lines: Sequence[Line], templates: Sequence[Template], per_template: Sequence[Fields],
+                paste: Fields, best: dict[int, SymptomHit]) -> None:
+        if not len(self.rules):
+            return
+        for hit in self.rules.match(per_template, paste):
+            t = templates[hit.template]
+            old = best.get(hit.sig)
+            if old is not None and (old.how == "pattern" or old.strength >= FIELD_STRENGTH):
+                if old.how == "pattern":
+                    for k, v in hit.captures.items():
+                        old.captures.setdefault(k, v)
+                continue
+            text = lines[t.first].text
+            best[hit.sig] = SymptomHit(hit.sig, FIELD_STRENGTH, "fields", hit.template, t.first, t.severity,
+                                       (0, len(text)), text, dict(hit.captures))
 
     def _fuzzy(self, templates: Sequence[Template], best: dict[int, SymptomHit], partial: set[int]) -> None:
         order = sorted(
@@ -362,9 +388,9 @@ class Matcher:
 
     def _evidence(self, lines: Sequence[Line], windows: Sequence[_Window], hit: SymptomHit) -> list[Evidence]:
         key = self.signatures[hit.sig].key
-        if hit.how == "pattern":
+        if hit.how in ("pattern", "fields"):
             text = hit.text if hit.text is not None else lines[hit.line].text
-            return [Evidence(lines[hit.line].number, text, key, hit.span or (0, len(text)), "pattern")]
+            return [Evidence(lines[hit.line].number, text, key, hit.span or (0, len(text)), hit.how)]
         frags = self.phrases.sigs[hit.sig].frags
         out = []
         for k in range(hit.line, hit.line + max(1, hit.window)):

@@ -26,6 +26,7 @@ class Signature:
     weight: float = 1.0
     kind: str = ""
     cause: int | None = None
+    when: tuple[tuple[str, str], ...] = ()  # structured conditions (field, regex); see engine.fields
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Evidence:
     text: str
     symptom: str
     span: tuple[int, int]
-    how: str  # "phrase" | "pattern" | "fuzzy"
+    how: str  # "phrase" | "pattern" | "fields" | "fuzzy"
 
 
 @dataclass
@@ -72,3 +73,5 @@ class MatchResult:
     matches: list[ArticleMatch] = field(default_factory=list)
     best: ArticleMatch | None = None
     stats: dict[str, Any] = field(default_factory=dict)
+    read: list[str] = field(default_factory=list)  # what the structured fields say, in words
+    components: list[str] = field(default_factory=list)  # components the paste is about, most frequent first

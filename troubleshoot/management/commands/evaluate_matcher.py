@@ -5,16 +5,29 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from troubleshoot.evaluation import Ranked, evaluate, load_cases
-from troubleshoot.matching import match_payload, match_text
+from troubleshoot.evaluation import Ranked, evaluate, evaluate_audit, load_audit, load_cases
+from troubleshoot.matching import match_payload, match_text, recall_query
+from troubleshoot.search import articles_search
 
 DEFAULT_CASES = Path(settings.BASE_DIR) / "tests" / "matcher_cases"
+DEFAULT_AUDIT = Path(settings.BASE_DIR) / "tests" / "audit"
+PLAIN_TERMS = 64
 
 
 def rank_with_kb(text: str) -> Ranked:
     payload = match_payload(match_text(text=text, limit=5))
     return Ranked(slugs=[m["slug"] for m in payload["matches"]],
                   best=payload["best"]["slug"] if payload["best"] else None)
+
+
+def rank_with_plain_search(text: str) -> list[str]:
+    """Plain full-text search (the portal's Whoosh BM25F) over the same articles, queried with the
+    paste's first distinct words: what an engineer gets from the search box."""
+    slugs: list[str] = []
+    for hit in articles_search(query=recall_query(text, terms=PLAIN_TERMS), limit=10).hits:
+        if hit.slug not in slugs:
+            slugs.append(hit.slug)
+    return slugs
 
 
 class Command(BaseCommand):
@@ -24,8 +37,14 @@ class Command(BaseCommand):
         parser.add_argument("--cases", default=str(DEFAULT_CASES), help="folder of labelled cases")
         parser.add_argument("--verbose-failures", action="store_true", help="print every miss")
         parser.add_argument("--min-top1", type=float, default=None, help="exit non-zero below this top-1")
+        parser.add_argument("--audit", nargs="?", const=str(DEFAULT_AUDIT), default=None, metavar="FOLDER",
+                            help="measure on the representative audit (tuning and held-out halves) instead")
+        parser.add_argument("--half", choices=["tuning", "heldout", "both"], default="both",
+                            help="with --audit: which half to run")
 
     def handle(self, *args, **options):  # type: ignore[no-untyped-def]
+        if options["audit"] is not None:
+            return self._audit(Path(options["audit"]), options)
         root = Path(options["cases"])
         if not root.is_dir():
             raise CommandError(f"{root} is not a folder of labelled cases")
@@ -40,3 +59,22 @@ class Command(BaseCommand):
         self.stdout.write(report.summary())
         if options["min_top1"] is not None and report.top1 < options["min_top1"]:
             raise CommandError(f"top-1 {report.top1:.3f} is below {options['min_top1']}")
+
+    def _audit(self, root: Path, options) -> None:  # type: ignore[no-untyped-def]
+        if not root.is_dir():
+            raise CommandError(f"{root} is not a folder with tuning.yaml / heldout.yaml")
+        cases = load_audit(root)
+        if options["half"] != "both":
+            cases = [c for c in cases if c.half == options["half"]]
+        if not cases:
+            raise CommandError(f"no audit cases under {root}")
+        reports = evaluate_audit(cases, rank_with_kb, rank_with_plain_search)
+        for report in reports.values():
+            misses = [r for r in report.rows if (r.covered and not r.useful) or r.confident_wrong]
+            if options["verbose_failures"] and misses:
+                self.stdout.write(f"[{report.half}] misses ({len(misses)}):")
+                for r in misses:
+                    got = ", ".join(r.ranked.slugs[:3]) or "-"
+                    want = ", ".join(r.case.labels) or f"none ({r.case.topic})"
+                    self.stdout.write(f"  {r.case.id}: want [{want}] got [{got}] best={r.ranked.best or '-'}")
+            self.stdout.write(report.summary())
