@@ -12,14 +12,15 @@ condensing), not to the number of signatures.
 
 from __future__ import annotations
 
-import re
 import time
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .automaton import GENERIC_PHRASES, Fragment, PhraseIndex
+from .attribution import conflicts, who
+from .automaton import GENERIC_PHRASES, PhraseIndex
 from .condense import WARNING, Template, condense, query_text
+from .evidence import Locator, region_text
 from .explain import describe
 from .fields import Fields
 from .fuzzy import FuzzyIndex
@@ -29,16 +30,20 @@ from .rank import (
     MEDIUM,
     MIN_COVERAGE,
     MIN_SCORE,
+    REL_ONLY_MIN,
     SymptomHit,
     article_score,
     confidence,
+    fuse,
     node_share,
     pick_language,
+    relevance_only,
     symptom_score,
 )
 from .reader import is_indented_field, is_record_start, read
+from .relevance import Relevance
 from .rules import FieldRules, template_fields
-from .types import ArticleMatch, Evidence, Line, MatchResult, Signature
+from .types import ArticleMatch, Evidence, Line, MatchResult, Signature, TopicInfo
 
 __all__ = ["Matcher", "Recall"]
 
@@ -56,6 +61,19 @@ MAX_EVIDENCE = 6
 
 
 @dataclass
+class _Context:
+    """Paste-wide signals used in ranking: article-text relevance and who printed / was denied."""
+
+    rel: dict[str, float]
+    terms: list[str]
+    who: list[str]
+
+    def rel_share(self, topic: str) -> float:
+        top = max(self.rel.values(), default=0.0)
+        return self.rel.get(topic, 0.0) / top if top > 0 else 0.0
+
+
+@dataclass
 class _Window:
     norm: str
     first: int  # index into lines
@@ -69,10 +87,14 @@ class Matcher:
         self,
         signatures: Iterable[Signature],
         *,
+        topics: Mapping[str, TopicInfo] | None = None,
         pattern_timeout: float = 0.1,
         generic_phrases: Iterable[str] = GENERIC_PHRASES,
     ):
         self.signatures: list[Signature] = list(signatures)
+        topics = topics or {}
+        self.topic_components = {t: info.components for t, info in topics.items()}
+        self.relevance = Relevance({t: info.document for t, info in topics.items() if info.document})
         self.phrases = PhraseIndex(self.signatures, generic_phrases)
         self.patterns = PatternSet(self.signatures, timeout=pattern_timeout)
         self.fuzzy = FuzzyIndex(self.phrases)
@@ -83,7 +105,7 @@ class Matcher:
             self.topic_langs.setdefault(sig.topic, set()).add(sig.language)
             if i in self.patterns.compiled:
                 self.topic_patterns.setdefault(sig.topic, []).append(i)
-        self._locators: dict[str, re.Pattern[str]] = {}
+        self.locator = Locator(self.signatures, self.phrases)
 
     # ------------------------------------------------------------------ API
 
@@ -106,7 +128,9 @@ class Matcher:
         per_template, paste = template_fields(lines, templates, FIELD_LINES)
         self._fields(lines, templates, per_template, paste, best)
         self._fuzzy(templates, best, partial)
-        matches = self._rank(lines, windows, best, limit, language)
+        terms = self.relevance.query(templates) if len(self.relevance) else []
+        context = _Context(self.relevance.scores(terms), terms, who(per_template))
+        matches = self._rank(lines, best, limit, language, context)
         stats: dict[str, object] = {
             "lines": lines[-1].number + lines[-1].raw.count("\n") if lines else 0,
             "logical_lines": len(lines),
@@ -211,7 +235,7 @@ class Matcher:
             hit = best[sig]
             for other in self.topic_patterns.get(self.signatures[sig].topic, ()):
                 if other not in best or best[other].how != "pattern":
-                    todo.append((other, hit.line, self._region_text(lines, hit), hit.severity, hit.window))
+                    todo.append((other, hit.line, region_text(lines, hit), hit.severity, hit.window))
         samples = [lines[t.first].text for t in templates]
         for ti, sigs in sorted(self.patterns.prefilter_many(samples).items()):
             t = templates[ti]
@@ -272,10 +296,10 @@ class Matcher:
     def _rank(
         self,
         lines: Sequence[Line],
-        windows: Sequence[_Window],
         best: dict[int, SymptomHit],
         limit: int,
         language: str,
+        ctx: _Context,
     ) -> list[ArticleMatch]:
         per_topic: dict[str, list[tuple[float, SymptomHit]]] = {}
         for sig, hit in best.items():
@@ -289,6 +313,7 @@ class Matcher:
             fuzzy_only = all(h.how == "fuzzy" for _, h in scored)
             fuzzy_strength = max(h.strength for _, h in scored)
             score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only, fuzzy_strength)
+            score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx))
             if score >= MIN_SCORE:
                 spec = self.phrases.sigs[scored[0][1].sig].specificity
                 rough.append((score, spec, topic, scored, fuzzy_only, fuzzy_strength))
@@ -308,7 +333,7 @@ class Matcher:
                     causes[sig.cause] = causes.get(sig.cause, 0.0) + s
                 for k, v in hit.captures.items():
                     captures.setdefault(k, v)
-                for ev in self._evidence(lines, windows, hit):
+                for ev in self.locator.evidence(lines, hit):
                     if len(evidence) < MAX_EVIDENCE and (ev.line, ev.span, ev.how) not in seen_ev:
                         seen_ev.add((ev.line, ev.span, ev.how))
                         evidence.append(ev)
@@ -317,6 +342,8 @@ class Matcher:
                 share = node_share(evidence[0].text, evidence[0].span[0])
                 bonus = 0.04 * share if share is not None else 0.0
             score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only, fuzzy_strength)
+            conflict = self._conflict(topic, ctx)
+            score = fuse(score, ctx.rel_share(topic), conflict)
             match = ArticleMatch(
                 topic=topic,
                 language=pick_language(self.topic_langs.get(topic, set()), language),
@@ -326,10 +353,45 @@ class Matcher:
                 captures=captures,
                 cause=max(causes, key=lambda c: (causes[c], -c)) if causes else None,
                 symptoms=symptoms,
+                why=self._why(topic, evidence, ctx, conflict),
             )
             final.append((score, spec, topic, match))
+        final.extend(self._relevance_only(set(per_topic), language, ctx))
         final.sort(key=lambda r: (-r[0], -r[1], r[2]))
         return [m for *_, m in final[:limit]]
+
+    def _conflict(self, topic: str, ctx: _Context) -> bool:
+        return conflicts(self.topic_components.get(topic, ()), ctx.who)
+
+    def _why(self, topic: str, evidence: Sequence[Evidence], ctx: _Context, conflict: bool) -> list[str]:
+        out = []
+        kinds = {"pattern": "its message pattern", "phrase": "its message", "fields": "the fields it recognises",
+                 "fuzzy": "a message close to one it lists"}
+        if evidence:
+            out.append(f"{kinds.get(evidence[0].how, evidence[0].how)} on line {evidence[0].line}")
+        shared = self.relevance.shared(topic, ctx.terms)
+        if shared:
+            out.append("its text shares: " + ", ".join(shared))
+        if conflict:
+            out.append("written for another component than the one in the paste (" + ", ".join(ctx.who) + ")")
+        return out
+
+    def _relevance_only(self, seen: set[str], language: str,
+                        ctx: _Context) -> list[tuple[float, float, str, ArticleMatch]]:
+        out = []
+        for topic, _ in sorted(ctx.rel.items(), key=lambda x: -x[1])[:5]:
+            share = ctx.rel_share(topic)
+            if topic in seen or share < REL_ONLY_MIN:
+                continue
+            conflict = self._conflict(topic, ctx)
+            score = relevance_only(share, conflict)
+            if score < MIN_SCORE:
+                continue
+            match = ArticleMatch(topic=topic, language=pick_language(self.topic_langs.get(topic, set()), language),
+                                 score=round(score, 4), confidence=confidence(score),
+                                 why=self._why(topic, [], ctx, conflict))
+            out.append((score, 0.0, topic, match))
+        return out
 
     def _recall(self, recall: Recall, query: str, limit: int, language: str, stats: dict) -> list[ArticleMatch]:
         stats["recall"] = True
@@ -353,51 +415,3 @@ class Matcher:
             )
             for topic, s in sorted(found, key=lambda x: -x[1])[:limit]
         ]
-
-    # ------------------------------------------------------------- evidence
-
-    def _region_text(self, lines: Sequence[Line], hit: SymptomHit) -> str:
-        if hit.window <= 1:
-            return lines[hit.line].text
-        return " ".join(lines[k].text.strip() for k in range(hit.line, hit.line + hit.window))
-
-    def _locator(self, fragment: str) -> re.Pattern[str]:
-        rx = self._locators.get(fragment)
-        if rx is None:
-            parts = []
-            for tok in fragment.split():
-                esc = re.escape(tok)
-                esc = esc.replace("'", "['\u2018\u2019`]").replace('"', '["\u201c\u201d]')
-                parts.append(esc)
-            rx = self._locators[fragment] = re.compile(r"\s+".join(parts), re.IGNORECASE)
-        return rx
-
-    def _locate(self, text: str, frags: Sequence[Fragment]) -> tuple[int, int] | None:
-        spans = []
-        for f in sorted(frags, key=lambda f: f.value):
-            m = self._locator(f.text).search(text)
-            if m:
-                spans.append(m.span())
-        if not spans:
-            return None
-        start, end = spans[0]
-        for s, e in sorted(spans[1:]):
-            if s <= end + 200 and s >= start - 200:
-                start, end = min(start, s), max(end, e)
-        return start, end
-
-    def _evidence(self, lines: Sequence[Line], windows: Sequence[_Window], hit: SymptomHit) -> list[Evidence]:
-        key = self.signatures[hit.sig].key
-        if hit.how in ("pattern", "fields"):
-            text = hit.text if hit.text is not None else lines[hit.line].text
-            return [Evidence(lines[hit.line].number, text, key, hit.span or (0, len(text)), hit.how)]
-        frags = self.phrases.sigs[hit.sig].frags
-        out = []
-        for k in range(hit.line, hit.line + max(1, hit.window)):
-            span = self._locate(lines[k].text, frags)
-            if span is not None:
-                out.append(Evidence(lines[k].number, lines[k].text, key, span, hit.how))
-        if not out:
-            line = lines[hit.line]
-            out.append(Evidence(line.number, line.text, key, (0, len(line.text)), hit.how))
-        return out

@@ -50,6 +50,8 @@ __all__ = [
     "node_share",
     "pick_language",
     "weight_factor",
+    "fuse",
+    "relevance_only",
 ]
 
 HIGH = 0.70
@@ -65,6 +67,12 @@ STRONG_FUZZY = 0.85 * 0.9
 WEAK_FUZZY_CAP = MEDIUM - 0.01
 NODE_BONUS = 0.04
 GENERIC_FACTOR = 0.6  # a symptom made only of generic phrases
+
+# Fusion with the article-text relevance (see :mod:`relevance`) and attribution (:mod:`attribution`).
+REL_BONUS = 0.06  # an article whose whole text fits the paste best gains up to +0.03, one sharing nothing -0.03
+CONFLICT_FACTOR = 0.6  # an article for another specific controller than the one that printed / was denied
+REL_ONLY_WEIGHT = 0.3  # relevance alone, without any signature evidence: always LOW
+REL_ONLY_MIN = 0.5  # share of the best relevance a topic needs to be suggested on relevance alone
 
 _SEVERITY = {3: 1.0, 2: 1.0, 1: 0.96, 0: 0.9}
 _AVAILABLE = re.compile(r"(\d+)/(\d+) nodes are available:\s*", re.IGNORECASE)
@@ -117,6 +125,20 @@ def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_onl
     if fuzzy_only:
         score = min(score, FUZZY_CAP if fuzzy_strength >= STRONG_FUZZY else WEAK_FUZZY_CAP)
     return max(0.0, min(1.0, score))
+
+
+def fuse(score: float, rel_share: float, conflict: bool) -> float:
+    """Signature score adjusted by the article's text relevance (share of the best, 0..1) and by
+    whether the article is written for another controller than the paste's."""
+    s = score + REL_BONUS * (max(0.0, min(1.0, rel_share)) - 0.5)
+    if conflict:
+        s *= CONFLICT_FACTOR
+    return max(0.0, min(1.0, s))
+
+
+def relevance_only(rel_share: float, conflict: bool) -> float:
+    """Score of a topic suggested by its text alone (no symptom seen): LOW by construction."""
+    return REL_ONLY_WEIGHT * max(0.0, min(1.0, rel_share)) * (CONFLICT_FACTOR if conflict else 1.0)
 
 
 def confidence(score: float) -> str:

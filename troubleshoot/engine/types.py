@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Signature", "Evidence", "ArticleMatch", "MatchResult", "Line", "CONFIDENCE_LEVELS"]
+__all__ = ["Signature", "TopicInfo", "Evidence", "ArticleMatch", "MatchResult", "Line", "CONFIDENCE_LEVELS"]
 
 CONFIDENCE_LEVELS = ("high", "medium", "low")
 
@@ -27,6 +27,15 @@ class Signature:
     kind: str = ""
     cause: int | None = None
     when: tuple[tuple[str, str], ...] = ()  # structured conditions (field, regex); see engine.fields
+
+
+@dataclass(frozen=True)
+class TopicInfo:
+    """What the matcher knows of an article beyond its symptoms: the components it is written
+    for (attribution) and its whole text (relevance)."""
+
+    components: tuple[str, ...] = ()
+    document: str = ""
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,7 @@ class ArticleMatch:
     captures: dict[str, str] = field(default_factory=dict)
     cause: int | None = None
     symptoms: list[str] = field(default_factory=list)
+    why: list[str] = field(default_factory=list)  # why it was suggested, in words
 
 
 @dataclass
