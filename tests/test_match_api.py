@@ -133,3 +133,32 @@ def test_the_recall_query_is_short_and_distinct():
     text = "Error: foo bar baz\n" * 1000 + " ".join(f"word{i}" for i in range(100))
     query = recall_query(text).split()
     assert query[:3] == ["error", "foo", "bar"] and len(query) == len(set(query)) <= RECALL_TERMS
+
+
+RBAC_PASTE = ('I0312 10:01:02.123456       1 main.go:10] starting\n'
+              'Error from server (Forbidden): secrets is forbidden: User "system:serviceaccount:ci:deployer" cannot '
+              'list resource "secrets" in API group "" in the namespace "payments"')
+
+
+@pytest.mark.django_db
+def test_no_confident_match_still_says_what_the_paste_is_about(client, fixture_kb):
+    body = post(client, {"text": RBAC_PASTE}).json()
+    assert body["best"] is None
+    assert body["read"] == ["Kubernetes RBAC refused `system:serviceaccount:ci:deployer` to `list` `secrets` in "
+                            "namespace `payments`"]
+    markdown = post(client, {"text": RBAC_PASTE}, HTTP_ACCEPT="text/markdown").content.decode()
+    assert "What the paste says:\n- Kubernetes RBAC refused" in markdown
+
+
+@pytest.mark.django_db
+def test_no_match_page_lists_what_was_read_and_prefills_search_with_the_worst_line(client, fixture_kb):
+    page = client.post("/match/", {"text": RBAC_PASTE}).content.decode()
+    assert 'id="no-match"' in page and "What your paste says" in page
+    assert "Kubernetes RBAC refused" in page
+    assert 'name="q" id="no-match-q" value="Error from server (Forbidden): secrets is forbidden' in page
+
+
+@pytest.mark.django_db
+def test_each_suggestion_says_why(client, fixture_kb):
+    body = post(client, {"text": TAINT_EVENT}).json()
+    assert body["matches"][0]["why"][0].startswith("its message")

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from troubleshoot.engine.fill import fill_placeholders
 from troubleshoot.engine.matcher import Matcher
-from troubleshoot.engine.types import ArticleMatch, MatchResult, Signature
+from troubleshoot.engine.types import ArticleMatch, MatchResult, Signature, TopicInfo
 from troubleshoot.feedback import feedback_priors
 from troubleshoot.metrics import MATCH_SECONDS, MATCH_TOTAL
 from troubleshoot.models import Article, KBState, Symptom
@@ -51,6 +51,22 @@ def build_signatures() -> list[Signature]:
     return signatures
 
 
+def build_topics(articles: list[Article]) -> dict[str, TopicInfo]:
+    """Each topic's components and whole text (English preferred) for attribution and relevance."""
+    by_slug: dict[str, Article] = {}
+    for a in articles:
+        if a.slug not in by_slug or a.language == "en":
+            by_slug[a.slug] = a
+    topics = {}
+    for slug, a in by_slug.items():
+        parts = [a.title, a.title, a.summary, a.environment, a.problem]
+        parts += [s.text for s in a.symptoms.all()]
+        parts += [f"{c.title}\n{c.body}" for c in a.causes.all()]
+        parts += [f"{f.title}\n{f.body}" for f in a.fixes.all()]
+        topics[slug] = TopicInfo(components=tuple(c.name for c in a.components.all()), document="\n".join(parts))
+    return topics
+
+
 def current_matcher() -> Matcher:
     """This process's matcher, rebuilt when the KB revision counter moves."""
     return _current()[0]
@@ -66,9 +82,10 @@ def _current() -> tuple[Matcher, dict[tuple[str, str], Article]]:
     with _lock:
         _cache["checked"] = now
         if _cache["matcher"] is None or _cache["version"] != version:
-            articles = Article.objects.published().prefetch_related("causes", "fixes")
+            articles = list(Article.objects.published().prefetch_related("causes", "fixes", "symptoms",
+                                                                             "components"))
             _cache["articles"] = {(a.slug, a.language): a for a in articles}
-            _cache["matcher"] = Matcher(build_signatures())
+            _cache["matcher"] = Matcher(build_signatures(), topics=build_topics(articles))
             _cache["version"] = version
         return _cache["matcher"], _cache["articles"]
 
@@ -167,6 +184,7 @@ def match_payload(outcome: MatchOutcome, *, request: Any = None,
             "evidence": [{"line": e.line, "text": e.text, "symptom": e.symptom, "span": list(e.span),
                           "how": e.how} for e in m.evidence],
             "captures": dict(m.captures),
+            "why": list(m.why),
         })
     # Feedback is a bounded prior (±feedback.PRIOR_MAX): it reorders near-ties only.
     priors = feedback_priors() if len(matches) > 1 else {}
@@ -177,4 +195,5 @@ def match_payload(outcome: MatchOutcome, *, request: Any = None,
         best = matches[0]
     stats = dict(outcome.result.stats)
     stats["ms"] = round(outcome.ms, 2)
-    return {"matches": matches, "best": best, "stats": stats}
+    return {"matches": matches, "best": best, "read": list(outcome.result.read),
+            "components": list(outcome.result.components), "stats": stats}

@@ -318,10 +318,14 @@ def blocks_for_match(payload: dict[str, Any], *, base_url: str, public: bool = F
     search = link(_search_url(base_url, query), "Search the knowledge base")
     if not best:
         blocks.append(_section("*No confident match.* None of the articles clearly fits this text."))
+        if payload.get("read"):
+            blocks.append(_section("What the paste says:\n" + "\n".join(
+                f"• {escape(truncate(sentence, 300))}" for sentence in payload["read"][:5])))
         if matches:
             suggestions = "\n".join(
                 f"• {link(absolute(m['url'], base_url), escape(truncate(m['title'], 200)))} "
                 f"({CONFIDENCE_LABEL.get(m.get('confidence', ''), m.get('confidence', ''))})"
+                + (f" — {escape(truncate('; '.join(m['why']), 300))}" if m.get("why") else "")
                 for m in matches[:max_matches])
             blocks.append(_section("Closest suggestions:\n" + suggestions))
         blocks.append(_context(f"{search} · paste more of the output (the events or the full error) for a "

@@ -141,12 +141,16 @@ def match_view_context(payload: dict, text: str) -> dict:
 
 
 def _search_query_for(text: str) -> str:
-    """A short search query from the paste for the 'no confident match' state."""
-    for line in text.splitlines():
-        line = line.strip()
-        if len(line) > 15:
-            return line[:200]
-    return text.strip()[:200]
+    """A short search query from the paste for the 'no confident match' state: the words of its
+    worst line (an error over a warning over anything else), not just its first line."""
+    from troubleshoot.engine.condense import condense, query_text
+    from troubleshoot.engine.normalize import normalize_cached
+    from troubleshoot.engine.reader import read
+
+    lines = read(text[:200_000])
+    digest = query_text(condense(lines, [normalize_cached(line.text) for line in lines]), lines, max_chars=400)
+    first = digest.split("\n", 1)[0].strip()
+    return first[:200] if first else text.strip()[:200]
 
 
 def match(request: HttpRequest) -> HttpResponse:

@@ -15,11 +15,16 @@ def match_markdown(payload: dict[str, Any], *, max_matches: int = 3) -> str:
     best = payload.get("best")
     if not best:
         lines.append("**No confident match.** None of the articles clearly fits this text.")
+        if payload.get("read"):
+            lines.append("")
+            lines.append("What the paste says:")
+            lines.extend(f"- {sentence}" for sentence in payload["read"])
         if matches:
             lines.append("")
             lines.append("Closest suggestions:")
             for m in matches[:max_matches]:
-                lines.append(f"- [{m['title']}]({m['url']}) ({m['confidence']}, score {m['score']:.2f})")
+                why = f" — {'; '.join(m['why'])}" if m.get("why") else ""
+                lines.append(f"- [{m['title']}]({m['url']}) ({m['confidence']}, score {m['score']:.2f}){why}")
         return "\n".join(lines) + "\n"
     for i, m in enumerate(matches[:max_matches]):
         lines.append(f"{'###' if i == 0 else '####'} [{m['title']}]({m['url']}) — {m['confidence']} confidence")

@@ -135,7 +135,7 @@ class EvidenceOut(serializers.Serializer):
     symptom = serializers.CharField(help_text="Id of the symptom it matched")
     span = serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2,
                                  help_text="[start, end) character offsets of the matched part of `text`")
-    how = serializers.CharField(help_text="phrase, pattern or fuzzy")
+    how = serializers.CharField(help_text="phrase, pattern, fields (structured conditions) or fuzzy")
 
 
 class MatchCauseOut(serializers.Serializer):
@@ -162,6 +162,9 @@ class MatchOut(serializers.Serializer):
     fix = MatchFixOut(allow_null=True)
     evidence = EvidenceOut(many=True)
     captures = serializers.DictField(child=serializers.CharField())
+    why = serializers.ListField(child=serializers.CharField(), help_text=(
+        "Why it was suggested, in words: the evidence line, the words its text shares with the paste, and a "
+        "note when it is written for another component than the one the paste is from"))
 
 
 class MatchStatsOut(serializers.Serializer):
@@ -173,6 +176,11 @@ class MatchStatsOut(serializers.Serializer):
 class MatchResponse(serializers.Serializer):
     matches = MatchOut(many=True)
     best = MatchOut(allow_null=True, help_text="The top match when its confidence is at least medium, else null")
+    read = serializers.ListField(child=serializers.CharField(), help_text=(
+        "What the matcher read from the paste's structured fields, in words (e.g. \"AWS denied `iam:PassRole` to "
+        "role `x`, from Karpenter\")"))
+    components = serializers.ListField(child=serializers.CharField(),
+                                       help_text="Components the paste is about, most mentioned first")
     stats = MatchStatsOut()
 
 

@@ -80,6 +80,8 @@ RUN = 4
 GATE_DF = 64  # a key shared by more topics than this cannot nominate a candidate
 SPEC_MASS = 1.2  # IDF mass (in rare-word units) a signature needs for full specificity
 GENERIC_TOPIC_SHARE = 0.4  # a token in more than this share of topics is generic (N >= 20)
+KEY_MISSING = 0.6  # coverage factor when the fragment with the signature's rarest word is not there
+KEY_FLOOR = 0.35  # ... but not below this (just above the matcher's MIN_COVERAGE)
 
 _SEP = re.compile(
     r"<[a-z]+>|[{}\[\]\"|]|[,;:!?=]+(?=\s|$)|\.+(?=\s|$)|(?:^|\s)\(|(?<!\([a-z])\)(?=\s|$|[,.;:])|\s-\s|\s'|'(?=\s|$)|\s/\s"
@@ -103,6 +105,7 @@ class SigInfo:
     total: float = 0.0
     specificity: float = 1.0
     generic: bool = False
+    key_pos: int = -1  # the fragment holding its rarest word: without it a partial hit proves little
 
 
 @dataclass(frozen=True)
@@ -236,6 +239,13 @@ class PhraseIndex:
                             spec_num += idf(t) / self.idf_max
                             spec_den += 1
             info.total = sum(f.weight for f in info.frags)
+            rarest = -1.0
+            for pos, f in enumerate(info.frags):
+                if f.value:
+                    continue
+                top = max((idf(t) for t in _tokens(f.text) if t not in STOPWORDS), default=0.0)
+                if top > rarest:
+                    rarest, info.key_pos = top, pos
             # mean rarity of its words, scaled down when it has little content at all
             info.specificity = (spec_num / spec_den) * min(1.0, spec_num / SPEC_MASS) if spec_den else 0.2
             if info.generic:
@@ -314,9 +324,14 @@ class PhraseIndex:
                 if s in nominated and s not in full:
                     per_sig.setdefault(s, []).append((h.start, pos, self.sigs[s].frags[pos].weight))
         for s, items in per_sig.items():
-            total = self.sigs[s].total
-            if total > 0:
-                out[s] = min(1.0, _chain(items) / total)
+            info = self.sigs[s]
+            if info.total > 0:
+                cov = min(1.0, _chain(items) / info.total)
+                if info.key_pos >= 0 and all(pos != info.key_pos for _, pos, _ in items):
+                    # "Last State: Terminated ... Exit Code" without "OOMKilled": weak, but still support
+                    # for the article's patterns (which may accept the variant: "Insufficient memory")
+                    cov = max(cov * KEY_MISSING, min(cov, KEY_FLOOR))
+                out[s] = cov
         return out
 
 

@@ -69,7 +69,7 @@ NODE_BONUS = 0.04
 GENERIC_FACTOR = 0.6  # a symptom made only of generic phrases
 
 # Fusion with the article-text relevance (see :mod:`relevance`) and attribution (:mod:`attribution`).
-REL_BONUS = 0.06  # an article whose whole text fits the paste best gains up to +0.03, one sharing nothing -0.03
+REL_BONUS = 0.04  # an article whose whole text fits the paste best gains up to +0.02, one sharing nothing -0.02
 CONFLICT_FACTOR = 0.6  # an article for another specific controller than the one that printed / was denied
 REL_ONLY_WEIGHT = 0.3  # relevance alone, without any signature evidence: always LOW
 REL_ONLY_MIN = 0.5  # share of the best relevance a topic needs to be suggested on relevance alone
