@@ -27,6 +27,7 @@ class Case:
 class Ranked:
     slugs: list[str]
     best: str | None
+    top_score: float = 0.0
 
 
 @dataclass
@@ -224,3 +225,14 @@ def evaluate_audit(cases: list[AuditCase], match: Callable[[str], Ranked],
     for case in cases:
         reports[case.half].rows.append(AuditRow(case=case, ranked=match(case.text), plain=plain(case.text)))
     return {half: report for half, report in reports.items() if report.rows}
+
+
+def threshold_sweep(rows: list[AuditRow], thresholds: list[float]) -> list[tuple[float, float, int, int]]:
+    """(threshold, useful rate, confident answers, confident-wrong) if ``best`` were the top match whenever its
+    score reaches the threshold: how the confidence cut trades useful answers for wrong ones."""
+    out = []
+    for t in thresholds:
+        confident = [r for r in rows if r.ranked.slugs and r.ranked.top_score >= t]
+        right = sum(r.ranked.slugs[0] in r.case.labels for r in confident)
+        out.append((t, right / len(rows) if rows else 0.0, len(confident), len(confident) - right))
+    return out

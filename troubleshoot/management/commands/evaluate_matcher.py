@@ -5,7 +5,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from troubleshoot.evaluation import Ranked, evaluate, evaluate_audit, load_audit, load_cases
+from troubleshoot.evaluation import Ranked, evaluate, evaluate_audit, load_audit, load_cases, threshold_sweep
 from troubleshoot.matching import match_payload, match_text, recall_query
 from troubleshoot.search import articles_search
 
@@ -17,7 +17,8 @@ PLAIN_TERMS = 64
 def rank_with_kb(text: str) -> Ranked:
     payload = match_payload(match_text(text=text, limit=5))
     return Ranked(slugs=[m["slug"] for m in payload["matches"]],
-                  best=payload["best"]["slug"] if payload["best"] else None)
+                  best=payload["best"]["slug"] if payload["best"] else None,
+                  top_score=payload["matches"][0]["score"] if payload["matches"] else 0.0)
 
 
 def rank_with_plain_search(text: str) -> list[str]:
@@ -41,6 +42,9 @@ class Command(BaseCommand):
                             help="measure on the representative audit (tuning and held-out halves) instead")
         parser.add_argument("--half", choices=["tuning", "heldout", "both"], default="both",
                             help="with --audit: which half to run")
+        parser.add_argument("--sweep", action="store_true",
+                            help="with --audit: print useful answers and confident-wrong per score threshold "
+                                 "(use it on the tuning half to choose the confidence cut)")
 
     def handle(self, *args, **options):  # type: ignore[no-untyped-def]
         if options["audit"] is not None:
@@ -78,3 +82,7 @@ class Command(BaseCommand):
                     want = ", ".join(r.case.labels) or f"none ({r.case.topic})"
                     self.stdout.write(f"  {r.case.id}: want [{want}] got [{got}] best={r.ranked.best or '-'}")
             self.stdout.write(report.summary())
+            if options["sweep"]:
+                self.stdout.write("  threshold  useful  confident  wrong")
+                for t, useful, confident, wrong in threshold_sweep(report.rows, [x / 100 for x in range(30, 96, 5)]):
+                    self.stdout.write(f"  {t:9.2f}  {useful:6.3f}  {confident:9d}  {wrong:5d}")
