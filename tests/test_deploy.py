@@ -705,3 +705,15 @@ def test_compose_publishes_only_the_web_port_and_only_on_loopback():
     assert web_service["ports"] == [f"127.0.0.1:{port}:{port}"]
     assert port == bind_port(image_cmd())
     assert all("ports" not in s for n, s in compose()["services"].items() if n != "web")
+
+
+def test_web_and_worker_pods_build_their_index_before_they_start():
+    data_dir = settings_env()["KB_DATA_DIR"]
+    for name in ("troubleshoot-kb-web", "troubleshoot-kb-worker"):
+        pod = named("Deployment", name)["spec"]["template"]["spec"]
+        (init,) = pod["initContainers"]
+        assert argv(init) == ["python", "manage.py", "rebuild_index"], name
+        shared = {m["mountPath"]: m["name"] for m in init["volumeMounts"]}
+        for container in pod["containers"]:
+            mounts = {m["mountPath"]: m["name"] for m in container["volumeMounts"]}
+            assert mounts[data_dir] == shared[data_dir], f"{name}: the index must land in the served data volume"
