@@ -264,6 +264,7 @@ def assert_command_runs(command: list[str], where: str) -> None:
         except click.UsageError as exc:
             pytest.fail(f"{where}: celery {subcommand} refuses {options}: {exc}")
     elif program == "python" and rest[0] == "manage.py":
+        assert instruction("WORKDIR") == "/app" and ("COPY", "manage.py ./") in final_stage(), where
         name, *options = rest[1:]
         commands = get_commands()
         assert name in commands, f"{where}: there is no management command {name}"
@@ -272,6 +273,7 @@ def assert_command_runs(command: list[str], where: str) -> None:
         except CommandError as exc:
             pytest.fail(f"{where}: manage.py {name} refuses {options}: {exc}")
     elif program == "python" and rest[0].startswith("/app/"):
+        assert instruction("WORKDIR") == "/app", where
         script = rest[0].removeprefix("/app/")
         assert (ROOT / script).is_file(), f"{where}: {script} does not exist"
         assert any(k == "COPY" and script in args for k, args in final_stage()), f"{where}: {script} is not copied"
@@ -691,6 +693,11 @@ def test_compose_runs_web_worker_beat_and_a_one_shot_migration_next_to_postgres_
     assert app["migrate"]["command"] == ["sh", "-c", "python manage.py migrate --noinput && python manage.py import_kb"]
     for name in ("web", "worker"):
         assert app[name]["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}, name
+
+
+def test_compose_keeps_the_images_http_healthcheck_for_the_web_server_only():
+    for name, service in compose_app_services().items():
+        assert service.get("healthcheck") == (None if name == "web" else {"disable": True}), name
 
 
 def test_compose_commands_and_settings_are_the_applications():
