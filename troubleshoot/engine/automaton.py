@@ -181,6 +181,7 @@ class PhraseIndex:
 
     def __init__(self, signatures: Sequence[Signature], generic_phrases: Iterable[str] = GENERIC_PHRASES):
         self.generic = frozenset(generic_phrases)
+        self._generic_order = sorted(self.generic, key=lambda p: (-len(p), p))
         self.sigs: list[SigInfo] = []
         self.key_text: list[str] = []
         self.key_frags: list[list[tuple[int, int]]] = []  # (sig index, fragment position)
@@ -267,7 +268,7 @@ class PhraseIndex:
         if piece in self.generic:
             return True
         rest = piece
-        for phrase in self.generic:
+        for phrase in self._generic_order:  # longest first: the result must not depend on set order
             if phrase in rest:
                 rest = rest.replace(phrase, " ")
         return rest != piece and not _useful(rest.strip(_TRIM))

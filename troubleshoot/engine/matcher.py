@@ -231,7 +231,7 @@ class Matcher:
         deadline = time.perf_counter() + PATTERN_BUDGET
         todo: list[tuple[int, int, str, int, int]] = []  # (sig, line idx, text, severity, size)
         hit_topics = {self.signatures[s].topic for s in best}
-        for sig in sorted(best, key=lambda s: -best[s].strength):
+        for sig in sorted(best, key=lambda s: (-best[s].strength, s)):
             hit = best[sig]
             for other in self.topic_patterns.get(self.signatures[sig].topic, ()):
                 if other not in best or best[other].how != "pattern":
@@ -239,7 +239,7 @@ class Matcher:
         samples = [lines[t.first].text for t in templates]
         for ti, sigs in sorted(self.patterns.prefilter_many(samples).items()):
             t = templates[ti]
-            for sig in sigs:
+            for sig in sorted(sigs):
                 todo.append((sig, t.first, samples[ti], t.severity, 1))
         done: set[tuple[int, int]] = set()
         runs = 0
