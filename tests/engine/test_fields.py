@@ -139,3 +139,10 @@ def test_a_long_hostile_line_costs_its_length() -> None:
     line = "User " + "a" * 19000 + " cannot " + "b" * 5000
     assert read_fields(line) == {} or "k8s.verb" not in read_fields(line)
     read_fields("x" * 30000 + " is forbidden: " + 'User "u" cannot get resource "pods"')
+
+
+def test_a_registrys_401_is_not_the_kubernetes_apis_answer() -> None:
+    f = read_fields('Failed to pull image "ghcr.io/a/b:1": failed to resolve reference "ghcr.io/a/b:1": '
+                    "failed to authorize: failed to fetch anonymous token: unexpected status: 401 Unauthorized")
+    assert "k8s.reason" not in f
+    assert read_fields("Error: Unauthorized")["k8s.reason"] == ["Unauthorized"]

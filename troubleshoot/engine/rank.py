@@ -130,7 +130,10 @@ def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_onl
 def fuse(score: float, rel_share: float, conflict: bool) -> float:
     """Signature score adjusted by the article's text relevance (share of the best, 0..1) and by
     whether the article is written for another controller than the paste's."""
-    s = score + REL_BONUS * (max(0.0, min(1.0, rel_share)) - 0.5)
+    # Relevance orders the uncertain candidates; between strong signature matches (a FailedScheduling
+    # line naming several reasons) the evidence alone decides, so the bonus fades out towards HIGH.
+    fade = max(0.0, min(1.0, (HIGH - score) / 0.05))
+    s = score + REL_BONUS * (max(0.0, min(1.0, rel_share)) - 0.5) * fade
     if conflict:
         s *= CONFLICT_FACTOR
     return max(0.0, min(1.0, s))
