@@ -74,7 +74,7 @@ CONFLICT_FACTOR = 0.6  # an article for another specific controller than the one
 REL_ONLY_WEIGHT = 0.3  # relevance alone, without any signature evidence: always LOW
 REL_ONLY_MIN = 0.5  # share of the best relevance a topic needs to be suggested on relevance alone
 
-_SEVERITY = {3: 1.0, 2: 1.0, 1: 0.96, 0: 0.9}
+_SEVERITY = {3: 1.0, 2: 0.98, 1: 0.96, 0: 0.9}  # an error line is closer to the cause than a warning event
 _AVAILABLE = re.compile(r"(\d+)/(\d+) nodes are available:\s*", re.IGNORECASE)
 _CLAUSE = re.compile(r"(\d+)\s+([^,]+?)(?=,\s*\d+\s|\.\s*preemption:|\.?\s*$|,\s*$)", re.IGNORECASE)
 
