@@ -30,6 +30,7 @@ from .rank import (
     MEDIUM,
     MIN_COVERAGE,
     MIN_SCORE,
+    NODE_BONUS,
     REL_ONLY_MIN,
     SymptomHit,
     article_score,
@@ -340,7 +341,7 @@ class Matcher:
             bonus = 0.0
             if evidence and score >= MEDIUM:
                 share = node_share(evidence[0].text, evidence[0].span[0])
-                bonus = 0.04 * share if share is not None else 0.0
+                bonus = NODE_BONUS * share if share is not None else 0.0
             score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only, fuzzy_strength)
             conflict = self._conflict(topic, ctx)
             score = fuse(score, ctx.rel_share(topic), conflict)

@@ -15,8 +15,9 @@ Per symptom (signature) hit::
 
 Per article: the best symptom, plus corroboration from other distinct
 symptoms found on *other* lines (``s1 + (1 - s1) * min(0.5, 0.4 * sum(rest))``),
-plus a small bonus (at most 0.04) for the share of nodes a
-FailedScheduling reason accounts for.  Results obtained only through the
+plus a small bonus (at most 0.06) for how firmly a FailedScheduling
+reason pins the pod when the line names several (a volume's zone over a
+full node over missing cpu over a selector or taint exclusion).  Results obtained only through the
 fuzzy stage are capped just under HIGH when nearly every word of the
 signature is there, and kept LOW otherwise.
 
@@ -65,7 +66,7 @@ FUZZY_CAP = HIGH - 0.01
 # (an nginx upstream failure) look like a medium match.
 STRONG_FUZZY = 0.85 * 0.9
 WEAK_FUZZY_CAP = MEDIUM - 0.01
-NODE_BONUS = 0.04
+NODE_BONUS = 0.06
 GENERIC_FACTOR = 0.6  # a symptom made only of generic phrases
 
 # Fusion with the article-text relevance (see :mod:`relevance`) and attribution (:mod:`attribution`).
@@ -152,11 +153,24 @@ def confidence(score: float) -> str:
     return "low"
 
 
-def node_share(text: str, pos: int) -> float | None:
-    """Share of nodes the FailedScheduling reason around ``pos`` accounts for.
+# How firmly a FailedScheduling reason pins the pod, for a line that names several: nodes excluded by a
+# selector or a taint were never candidates, while a volume's zone or a full node is why the candidates
+# fail. The reason that pins the pod is the one to fix first.
+_PINNING = [
+    (re.compile(r"volume node affinity conflict|unbound immediate persistentvolumeclaims|exceed max volume count"
+                r"|volume node affinity", re.IGNORECASE), 1.0),
+    (re.compile(r"too many pods|insufficient pods", re.IGNORECASE), 0.75),
+    (re.compile(r"insufficient [\w./-]+|free ports", re.IGNORECASE), 0.5),
+    (re.compile(r"pod affinity|anti-affinity|topology spread", re.IGNORECASE), 0.4),
+]
+_EXCLUDING = 0.25  # node selector / affinity mismatches, taints, cordoned nodes
 
-    ``0/5 nodes are available: 1 node(s) had untolerated taint {...}, 4
-    Insufficient cpu.`` with ``pos`` inside the second clause gives 0.8.
+
+def node_share(text: str, pos: int) -> float | None:
+    """How firmly the FailedScheduling reason around ``pos`` pins the pod (0..1), None outside such a line.
+
+    ``0/5 nodes are available: 1 node(s) had volume node affinity conflict, 4 Insufficient cpu.`` gives 1.0
+    for the first clause and 0.5 for the second.
     """
     m = _AVAILABLE.search(text)
     if not m or pos < m.end():
@@ -168,7 +182,9 @@ def node_share(text: str, pos: int) -> float | None:
         return None
     for c in _CLAUSE.finditer(text, m.end(), body_end):
         if c.start() <= pos < c.end() + 1:
-            return min(1.0, int(c.group(1)) / total)
+            pinning = next((w for rx, w in _PINNING if rx.search(c.group(2))), _EXCLUDING)
+            share = min(1.0, int(c.group(1)) / total)  # and, between equals, the reason most nodes give
+            return pinning * (0.5 + 0.5 * share)
     return None
 
 
