@@ -1,0 +1,324 @@
+"""Read which versions a paste or an upload shows, under the KB's component names.
+
+Sources, strongest first:
+
+* container images: ``public.ecr.aws/karpenter/controller:1.1.1@sha256:...``,
+  ``.../amazon-k8s-cni:v1.18.3-eksbuild.1``, ``aws-ebs-csi-driver:v1.35.0``,
+  ``eks/coredns:v1.11.1-eksbuild.9``;
+* ``kubectl version`` (short, ``version.Info{...}``, ``-o yaml`` / ``-o json``):
+  the client is kubectl, the server is Kubernetes;
+* Helm: ``helm.sh/chart: karpenter-1.0.5`` for charts versioned like their
+  application, ``app.kubernetes.io/name`` + ``app.kubernetes.io/version``, and
+  ``helm list`` rows (their APP VERSION);
+* Terraform: ``Downloading registry.terraform.io/terraform-aws-modules/eks/aws 20.8.4``,
+  ``Installing hashicorp/helm v2.12.1``, a module block's ``version = "..."``;
+* nodes: ``Kubelet Version:`` / ``Kube-Proxy Version:`` of ``describe node``,
+  the VERSION column of ``get nodes``; an ``-eks-`` build means EKS;
+* EKS: ``platformVersion`` with the cluster ``version`` of ``aws eks describe-cluster``,
+  and EKS-optimised AMI names (``amazon-eks-node-1.29-v20240227``,
+  ``bottlerocket-aws-k8s-1.29-...``), which name the Kubernetes minor version;
+* API versions that date a release: ``karpenter.sh/v1beta1`` was served by
+  Karpenter 0.32 to 1.0, so it reads as ``>=0.32.0 <1.1.0``.
+
+A component read several ways keeps its strongest readings; several exact
+versions (an upgrade half done) read as the span between them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .numbers import Bound, Span, parse_version
+from .ranges import reading_span
+
+EXACT, NODE, MINOR, DATED = 4, 3, 2, 1      # how much a reading is worth
+
+
+@dataclass(frozen=True)
+class Reading:
+    component: str
+    version: str
+    rank: int
+    source: str
+    line: str
+
+
+# image repository (its last path segments) -> component
+IMAGES: tuple[tuple[str, str], ...] = (
+    ("karpenter/controller", "Karpenter"), ("karpenter/karpenter", "Karpenter"),
+    ("aws-karpenter/controller", "Karpenter"),
+    ("amazon-k8s-cni", "VPC CNI"), ("amazon-k8s-cni-init", "VPC CNI"), ("amazon/aws-network-policy-agent", "VPC CNI"),
+    ("aws-ebs-csi-driver", "EBS CSI driver"), ("aws-efs-csi-driver", "EFS CSI driver"),
+    ("coredns", "CoreDNS"), ("aws-load-balancer-controller", "AWS Load Balancer Controller"),
+    ("metrics-server", "metrics-server"), ("cluster-autoscaler", "Cluster Autoscaler"),
+    ("ingress-nginx/controller", "ingress-nginx"), ("cert-manager-controller", "cert-manager"),
+    ("eks-pod-identity-agent", "EKS Pod Identity Agent"),
+)
+_KUBE_PROXY_IMAGE = "kube-proxy"
+# Helm charts whose chart version is the application's version.
+CHARTS_VERSIONED_AS_APP = {"karpenter": "Karpenter"}
+# app.kubernetes.io/name values, Helm chart names -> component
+APP_NAMES = {
+    "karpenter": "Karpenter", "aws-ebs-csi-driver": "EBS CSI driver", "aws-efs-csi-driver": "EFS CSI driver",
+    "aws-load-balancer-controller": "AWS Load Balancer Controller", "coredns": "CoreDNS",
+    "metrics-server": "metrics-server", "cert-manager": "cert-manager", "ingress-nginx": "ingress-nginx",
+    "aws-node": "VPC CNI", "aws-vpc-cni": "VPC CNI", "cluster-autoscaler": "Cluster Autoscaler",
+}
+# Parts of a component that articles name in their ranges ("terraform-provider-helm >=3.0.0").
+PRODUCTS = ("terraform-provider-helm", "terraform-provider-kubernetes", "terraform-provider-aws", "runc")
+# Every name this module can produce.
+KNOWN_COMPONENTS = frozenset(
+    {c for _, c in IMAGES} | set(APP_NAMES.values()) | set(PRODUCTS)
+    | {"Kubernetes", "kubelet", "kubectl", "EKS", "Helm", "containerd", "Terraform AWS EKS module"})
+
+# API versions and the Karpenter releases that served them (a superset, to stay safe):
+# v1alpha5 (Provisioner/Machine) until 0.32; v1beta1 from 0.32 until 1.0; v1 from the
+# 0.33+ migration patches on.
+API_DATES = {
+    "karpenter.sh/v1alpha5": ("Karpenter", "<0.33.0"),
+    "karpenter.k8s.aws/v1alpha1": ("Karpenter", "<0.33.0"),
+    "karpenter.sh/v1beta1": ("Karpenter", ">=0.32.0 <1.1.0"),
+    "karpenter.k8s.aws/v1beta1": ("Karpenter", ">=0.32.0 <1.1.0"),
+    "karpenter.sh/v1": ("Karpenter", ">=0.33.0"),
+    "karpenter.k8s.aws/v1": ("Karpenter", ">=0.33.0"),
+}
+
+_V = r"v?\d+\.\d+\.\d+[\w.+-]*"        # a version as tools print it
+_Q = r"[\"']?"                          # an optional quote (YAML, JSON)
+_IMAGE = re.compile(r"(?P<repo>[\w.-]+(?::\d+)?(?:/[\w.-]+)*):(?P<tag>v?\d+\.\d+[\w.+-]*)(?:@sha256:[0-9a-f]+)?")
+_KUBECTL_SHORT = re.compile(r"^\s*(?P<which>Client|Server) Version:\s*"
+                            r"(?:version\.Info\{.*?GitVersion:\"(?P<git>[^\"]+)\"|(?P<short>v?\d+\.\d+\.\d+\S*))")
+_GIT_VERSION = re.compile(_Q + r"gitVersion" + _Q + r"\s*:\s*" + _Q + r"(?P<v>v?\d+\.\d+\.\d+[^\"',\s]*)")
+_CHART_LABEL = re.compile(r"helm\.sh/chart" + _Q + r"\s*[:=]\s*" + _Q
+                          + r"(?P<chart>[a-z0-9][a-z0-9-]*?)-(?P<v>" + _V + ")")
+_APP_NAME = re.compile(r"app\.kubernetes\.io/name" + _Q + r"\s*[:=]\s*" + _Q + r"(?P<name>[\w.-]+)")
+_APP_VERSION = re.compile(r"app\.kubernetes\.io/version" + _Q + r"\s*[:=]\s*" + _Q + r"(?P<v>" + _V + ")")
+_HELM_LIST_ROW = re.compile(r"\s(?P<chart>[a-z0-9][a-z0-9-]*?)-(?P<cv>" + _V + r")\s+(?P<app>" + _V + r")\s*$")
+_TF_MODULE = re.compile(r"terraform-aws-modules/eks/aws(?://modules/[\w-]+)?\s+(?P<v>\d+\.\d+\.\d+)")
+_TF_PROVIDER = re.compile(r"(?:Installing|Installed|Using previously-installed|Downloading)\s+"
+                          r"hashicorp/(?P<name>helm|kubernetes|aws)\s+v?(?P<v>\d+\.\d+\.\d+)")
+_TF_SOURCE = re.compile(r"source\s*=\s*\"terraform-aws-modules/eks/aws(?://modules/[\w-]+)?\"")
+_TF_VERSION = re.compile(r"^\s*version\s*=\s*\"(?P<v>[^\"]+)\"")
+_NODE_FIELD = re.compile(r"^\s*(?P<what>Kubelet|Kube-Proxy) Version:\s*(?P<v>v?\d+\.\d+\.\d+\S*)")
+_RUNTIME = re.compile(r"Container Runtime Version:\s*containerd://(?P<v>\d+\.\d+\.\d+\S*)")
+_NODE_ROW = re.compile(r"^\S+\s+(?:Ready|NotReady|Unknown)(?:,SchedulingDisabled)?\s+\S+\s+\S+\s+"
+                       r"(?P<v>v\d+\.\d+\.\d+\S*)")
+_PLATFORM = re.compile(_Q + r"platform[ _]?[vV]ersion" + _Q + r"\s*[:=]\s*" + _Q + r"(?P<p>eks\.\d+)")
+_CLUSTER_VERSION = re.compile(r"^\s*" + _Q + r"(?:version|Kubernetes version)" + _Q + r"\s*[:=]\s*" + _Q
+                              + r"(?P<v>1\.\d+)" + _Q + r",?\s*$")
+_AMI = re.compile(r"(?:amazon-eks-(?:arm64-|gpu-)?node-(?:al2023-[\w]+-(?:standard|nvidia|neuron)-)?|"
+                  r"bottlerocket-aws-k8s-)(?P<minor>1\.\d+)[-_]")
+_API = re.compile(r"(?:apiVersion|API Version)[\"']?\s*[:=]\s*[\"']?(?P<api>karpenter\.(?:sh|k8s\.aws)/v\w+)")
+
+# Cheap tests that keep the regexes off ordinary lines.
+_TRIGGERS = ("Version", "version", ":v", ":1", ":0", ":2", "helm.sh/chart", "amazon-eks", "bottlerocket",
+             "terraform-aws-modules", "hashicorp/", "karpenter.", "-eks-", "deployed")
+
+
+def _minor(version: str) -> str:
+    parsed = parse_version(version)
+    return ".".join(str(p) for p in parsed.version.parts[:2]) if parsed else ""
+
+
+def _image_component(repo: str) -> str:
+    repo = repo.lower()
+    for suffix, component in IMAGES:
+        if repo == suffix or repo.endswith("/" + suffix):
+            return component
+    return ""
+
+
+def readings(text: str) -> list[Reading]:
+    """Every version the text shows, with where it came from."""
+    found: list[Reading] = []
+    seen: set[tuple[str, str, str]] = set()
+
+    def add(component: str, version: str, rank: int, source: str, line: str) -> None:
+        key = (component, version, source)
+        if version and key not in seen:
+            seen.add(key)
+            found.append(Reading(component, version, rank, source, line.strip()[:300]))
+
+    lines = text.split("\n")
+    last_kubectl = ""          # clientVersion / serverVersion block being read (-o yaml / -o json)
+    app_name_at: tuple[int, str] = (-100, "")
+    platform = ""
+    cluster_minor = ""
+    tf_source_at = -100
+    for i, line in enumerate(lines):
+        if not any(t in line for t in _TRIGGERS):
+            continue
+        if ":" in line and ("/" in line or "image" in line.lower()):
+            for m in _IMAGE.finditer(line):
+                repo = m.group("repo")
+                component = _image_component(repo)
+                if component:
+                    parsed = parse_version(m.group("tag"))
+                    if parsed is not None:
+                        add(component, str(parsed.version), EXACT, "image", line)
+                elif repo.lower().endswith(_KUBE_PROXY_IMAGE):
+                    add("Kubernetes", _minor(m.group("tag")), MINOR, "kube-proxy image", line)
+        if "Version" in line:
+            m = _KUBECTL_SHORT.match(line)
+            if m:
+                raw = m.group("git") or m.group("short")
+                parsed = parse_version(raw)
+                if parsed is not None:
+                    if m.group("which") == "Client":
+                        add("kubectl", str(parsed.version), EXACT, "kubectl version (client)", line)
+                    else:
+                        add("Kubernetes", str(parsed.version), EXACT, "kubectl version (server)", line)
+                        if "-eks-" in raw:
+                            add("EKS", _minor(raw), EXACT, "kubectl version (server)", line)
+            m = _NODE_FIELD.match(line)
+            if m:
+                v = m.group("v")
+                add("kubelet", str(parse_version(v).version), NODE, f"{m.group('what')} Version", line)  # type: ignore[union-attr]
+                add("Kubernetes", str(parse_version(v).version), NODE, f"{m.group('what')} Version", line)  # type: ignore[union-attr]
+                if "-eks-" in v:
+                    add("EKS", _minor(v), MINOR, f"{m.group('what')} Version", line)
+            m = _RUNTIME.search(line)
+            if m:
+                add("containerd", str(parse_version(m.group("v")).version), NODE, "Container Runtime Version", line)  # type: ignore[union-attr]
+            if "clientVersion" in line:
+                last_kubectl = "client"
+            elif "serverVersion" in line:
+                last_kubectl = "server"
+            m = _GIT_VERSION.search(line)
+            if m and last_kubectl:
+                v = m.group("v")
+                parsed = parse_version(v)
+                if parsed is not None:
+                    if last_kubectl == "client":
+                        add("kubectl", str(parsed.version), EXACT, "kubectl version (client)", line)
+                    else:
+                        add("Kubernetes", str(parsed.version), EXACT, "kubectl version (server)", line)
+                        if "-eks-" in v:
+                            add("EKS", _minor(v), EXACT, "kubectl version (server)", line)
+                last_kubectl = ""
+            m = _PLATFORM.search(line)
+            if m:
+                platform = m.group("p")
+        if "-eks-" in line and ("Ready" in line or "NotReady" in line):
+            m = _NODE_ROW.match(line)
+            if m:
+                v = m.group("v")
+                add("kubelet", str(parse_version(v).version), NODE, "get nodes VERSION", line)  # type: ignore[union-attr]
+                add("Kubernetes", str(parse_version(v).version), NODE, "get nodes VERSION", line)  # type: ignore[union-attr]
+                add("EKS", _minor(v), MINOR, "get nodes VERSION", line)
+        elif ("Ready" in line or "NotReady" in line) and " v1." in line:
+            m = _NODE_ROW.match(line)
+            if m:
+                v = m.group("v")
+                add("kubelet", str(parse_version(v).version), NODE, "get nodes VERSION", line)  # type: ignore[union-attr]
+                add("Kubernetes", str(parse_version(v).version), NODE, "get nodes VERSION", line)  # type: ignore[union-attr]
+        if "version" in line:
+            m = _CLUSTER_VERSION.match(line)
+            if m:
+                cluster_minor = m.group("v")
+            if "app.kubernetes.io/" in line:
+                n = _APP_NAME.search(line)
+                if n:
+                    app_name_at = (i, n.group("name"))
+                v = _APP_VERSION.search(line)
+                if v:
+                    name = app_name_at[1] if i - app_name_at[0] <= 20 else ""
+                    if not name:
+                        near = "\n".join(lines[i:i + 20])
+                        nm = _APP_NAME.search(near)
+                        name = nm.group("name") if nm else ""
+                    component = APP_NAMES.get(name.lower(), "")
+                    if component:
+                        add(component, str(parse_version(v.group("v")).version), EXACT,  # type: ignore[union-attr]
+                            "app.kubernetes.io/version", line)
+            if tf_source_at >= i - 4:
+                m = _TF_VERSION.match(line)
+                if m:
+                    constraint = m.group("v").strip()
+                    parsed = parse_version(constraint)
+                    if parsed is not None and parsed.precision == 3:
+                        add("Terraform AWS EKS module", str(parsed.version), EXACT, "module version", line)
+                    elif reading_span(constraint) is not None:
+                        add("Terraform AWS EKS module", constraint, MINOR, "module version constraint", line)
+        elif "app.kubernetes.io/name" in line:
+            n = _APP_NAME.search(line)
+            if n:
+                app_name_at = (i, n.group("name"))
+        if "helm.sh/chart" in line:
+            m = _CHART_LABEL.search(line)
+            if m and m.group("chart") in CHARTS_VERSIONED_AS_APP:
+                add(CHARTS_VERSIONED_AS_APP[m.group("chart")], str(parse_version(m.group("v")).version),  # type: ignore[union-attr]
+                    EXACT, "helm.sh/chart", line)
+        if "deployed" in line:
+            m = _HELM_LIST_ROW.search(line)
+            if m and m.group("chart") in APP_NAMES:
+                parsed = parse_version(m.group("app"))
+                if parsed is not None:
+                    add(APP_NAMES[m.group("chart")], str(parsed.version), EXACT, "helm list APP VERSION", line)
+        if "terraform-aws-modules" in line:
+            m = _TF_MODULE.search(line)
+            if m:
+                add("Terraform AWS EKS module", m.group("v"), EXACT, "terraform init", line)
+            if _TF_SOURCE.search(line):
+                tf_source_at = i
+        if "hashicorp/" in line:
+            m = _TF_PROVIDER.search(line)
+            if m:
+                add(f"terraform-provider-{m.group('name')}", m.group("v"), EXACT, "terraform init", line)
+        if "amazon-eks" in line or "bottlerocket" in line:
+            m = _AMI.search(line)
+            if m:
+                add("EKS", m.group("minor"), MINOR, "AMI name", line)
+                add("Kubernetes", m.group("minor"), MINOR, "AMI name", line)
+        if "karpenter." in line:
+            m = _API.search(line)
+            if m and m.group("api") in API_DATES:
+                component, span = API_DATES[m.group("api")]
+                add(component, span, DATED, f"apiVersion {m.group('api')}", line)
+    if platform and cluster_minor:
+        add("EKS", cluster_minor, EXACT, f"platformVersion {platform}", f"version {cluster_minor}, {platform}")
+        add("Kubernetes", cluster_minor, EXACT, f"EKS cluster version ({platform})", f"version {cluster_minor}")
+    return found
+
+
+def combine(found: Iterable[Reading]) -> dict[str, str]:
+    """One version per component: its strongest readings; several exact ones as the span between them."""
+    best: dict[str, list[Reading]] = {}
+    for r in found:
+        current = best.get(r.component)
+        if current is None or r.rank > current[0].rank:
+            best[r.component] = [r]
+        elif r.rank == current[0].rank:
+            current.append(r)
+    out: dict[str, str] = {}
+    for component, rs in sorted(best.items()):
+        spans = [s for r in rs if (s := reading_span(r.version)) is not None]
+        if not spans:
+            continue
+        exact = [s for s in spans if s.lo is not None and s.hi is not None and s.lo.version == s.hi.version]
+        if exact:
+            lo = min(s.lo.version for s in exact)   # type: ignore[union-attr]
+            hi = max(s.hi.version for s in exact)   # type: ignore[union-attr]
+            out[component] = str(Span(Bound(lo, True), Bound(hi, True)))
+            continue
+        if len(spans) == 1:
+            out[component] = rs[0].version          # as read: "1.29", ">=0.32.0 <1.1.0"
+            continue
+        joined = spans[0]
+        for s in spans[1:]:
+            meet = joined.intersect(s)
+            joined = meet if not meet.is_empty() else joined
+        out[component] = str(joined)
+    return out
+
+
+def read_versions(text: str) -> dict[str, str]:
+    """{component: version} for the versions ``text`` shows (``{}`` when none)."""
+    if not text:
+        return {}
+    return combine(readings(text))
+
+
+__all__ = ["KNOWN_COMPONENTS", "PRODUCTS", "Reading", "combine", "read_versions", "readings"]
