@@ -65,6 +65,8 @@ PROBLEM_TOPICS = {
     "Node.NetworkUnavailable": "node-not-ready",
     "Pod.FailedMount": "volume-attach-mount-failure",
     "NodeClaim.NotRegistered": "karpenter-nodes-not-joining",
+    "NodeClaim.UnregisteredTaintNotFound": "karpenter-missing-startup-taint",
+    "Container.OOMKilled": "oomkilled",
 }
 
 

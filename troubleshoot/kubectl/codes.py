@@ -70,7 +70,7 @@ PROBLEM_CODES: dict[str, str] = {
     "NodeClaim.Drifted": "The NodeClaim drifted from its NodePool/EC2NodeClass and will be replaced.",
     "NodeClaim.UnregisteredTaintNotFound": "The node joined without the karpenter.sh/unregistered taint "
                                            "(custom AMI / userData), so Karpenter never registers it.",
-    "NodeClaim.ConsolidationBlocked": "Karpenter may not consolidate or disrupt the node (PDB, do-not-disrupt, ...).",
+    "Karpenter.ConsolidationBlocked": "Karpenter may not consolidate or disrupt the node (PDB, do-not-disrupt, ...).",
     "NodePool.LimitReached": "The NodePool reached one of its spec.limits: Karpenter launches no more nodes from it.",
     "NodeClaim.Warning": "The NodeClaim has warning events.",
     "NodePool.NotReady": "The NodePool is not Ready (e.g. its node class is not ready).",

@@ -66,7 +66,7 @@ def parse_section(section: Section, seq: Iterator[int] | None = None) -> ParseRe
         if not docs:
             result.unparsed.append(section.text)
             return result
-        result.resources, result.events = parse_structured(docs)
+        result.resources, result.events = parse_structured(docs, seq)
         if not result.resources and not result.events:
             result.unparsed.append(section.text)
         _use_source_lines(section.text, result)

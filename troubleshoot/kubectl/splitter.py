@@ -38,7 +38,7 @@ _FRAGMENT_START = re.compile(
     r"^(?:(?:Events|Conditions|Containers|Init Containers|Taints|Involved Object):\s*(?:<none>)?$"
     r"|State:\s+(?:Waiting|Running|Terminated)\s*$|Last State:\s+Terminated\s*$)")
 _DESCRIBE_KEY = re.compile(r"^[A-Z][\w.()/'-]*(?: [\w.()/'-]+)*:(?:\s|$)")
-_YAML_START = re.compile(r"^(?:---\s*$|apiVersion:|kind:\s|items:|- apiVersion:)")
+_YAML_START = re.compile(r"^(?:---\s*$|apiVersion:|kind:\s|items:|- apiVersion:|status:\s*$)")
 _YAML_LINE = re.compile(r"^(?:[a-z_][\w.-]*:(?:\s|$)|[\"'][^\"']+[\"']:|-\s|-$|---|\.\.\.|#)")
 _JSON_START = re.compile(r"^[{\[]\s*$|^\{\s*\"")
 _FORMAT_BY_COLUMNS = (
@@ -144,7 +144,7 @@ def _block_start(line: str, command: str | None) -> str | None:
         return "describe"
     if first in "{[" and _JSON_START.match(line):
         return "json"
-    if first in "-aki" and _YAML_START.match(line):
+    if first in "-akis" and _YAML_START.match(line):
         return "yaml"
     if "A" <= first <= "Z" and ":" not in line and ("  " in line or line.isupper()):
         return table_format(line, command)
@@ -193,7 +193,7 @@ def _segment(lines: list[str], start: int, command: str | None) -> list[Section]
                 close(i)
             continue
         kind = _block_start(line, command) if line.strip() else None
-        if kind == "json" and _json_depth_delta(line) == 0:
+        if kind == "json" and _json_depth_delta(line) == 0 and not _object_line(line):
             kind = None   # one JSON object per line: structured logs
         if kind == "describe" and cur_fmt == "describe" and not _DESCRIBE_START.match(line):
             kind = None   # a block inside the describe output being read
@@ -246,6 +246,15 @@ def _continues(fmt: str, line: str) -> bool:
         return True
     # tables: any non-blank line continues (wrapped messages included)
     return True
+
+
+_OBJECT_KEYS = ('"kind"', '"status"', '"containerStatuses"', '"conditions"', '"items"')
+
+
+def _object_line(line: str) -> bool:
+    """A Kubernetes object (or its status) printed as JSON on one line, not a JSON log record."""
+    head = line[:400]
+    return any(k in head for k in _OBJECT_KEYS) and '"level"' not in line and '"msg"' not in line
 
 
 def _json_depth_delta(line: str) -> int:
