@@ -99,11 +99,12 @@ def version_prior(rows: Iterable[Mapping[str, str]]) -> float:
 
 def describe(row: Mapping[str, str]) -> str:
     """"You run Karpenter 1.1.1: affected, fixed in 1.1.2." for pages and chat."""
-    text = f"You run {row['component']} {row['version']}: {row['status']}"
-    if row["status"] == "fixed":
-        text += f" (fixed in {row['fixed_in']})"
-    elif row.get("fixed_in"):
-        text += f", fixed in {row['fixed_in']}"
-    elif row["status"] == "affected" and row.get("affected"):
-        text += f" ({row['affected']})"
-    return text + "."
+    head = f"You run {row['component']} {row['version']}"
+    state, affected, fixed = row["status"], row.get("affected") or "", row.get("fixed_in") or ""
+    if state == "fixed":
+        return f"{head}: fixed in {fixed}."
+    if state == "affected":
+        return f"{head}: affected, fixed in {fixed}." if fixed else f"{head}: affected ({affected})."
+    if state == "unaffected":
+        return f"{head}: not affected ({affected})." if affected else f"{head}: not affected."
+    return f"{head}: cannot tell from the range ({affected or fixed})."

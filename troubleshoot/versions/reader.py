@@ -294,7 +294,12 @@ def combine(found: Iterable[Reading]) -> dict[str, str]:
             current.append(r)
     out: dict[str, str] = {}
     for component, rs in sorted(best.items()):
-        spans = [s for r in rs if (s := reading_span(r.version)) is not None]
+        values = list(dict.fromkeys(r.version for r in rs))
+        if len(values) == 1:
+            if reading_span(values[0]) is not None:
+                out[component] = values[0]            # as read: "1.1.1", "1.29", ">=0.32.0 <1.1.0"
+            continue
+        spans = [s for v in values if (s := reading_span(v)) is not None]
         if not spans:
             continue
         exact = [s for s in spans if s.lo is not None and s.hi is not None and s.lo.version == s.hi.version]
@@ -302,9 +307,6 @@ def combine(found: Iterable[Reading]) -> dict[str, str]:
             lo = min(s.lo.version for s in exact)   # type: ignore[union-attr]
             hi = max(s.hi.version for s in exact)   # type: ignore[union-attr]
             out[component] = str(Span(Bound(lo, True), Bound(hi, True)))
-            continue
-        if len(spans) == 1:
-            out[component] = rs[0].version          # as read: "1.29", ">=0.32.0 <1.1.0"
             continue
         joined = spans[0]
         for s in spans[1:]:
