@@ -308,8 +308,10 @@ def parse_describe(text: str, command: str | None, *, seq: Iterator[int] | None 
             res.labels = _labels(obj.child("Labels"))
             _MAPPERS[kind](res, obj)
             res.evidence = [e for e in res.evidence if e]
+        elif anonymous:
+            res = Resource(kind=kind, namespace=ns, name=name, priority=2, sources={"describe"})
         else:
-            crd = _crd(obj, kind) if not anonymous else None
+            crd = _crd(obj, kind)
             if crd is None:
                 result.unparsed.extend(lines)
                 continue

@@ -14,11 +14,12 @@ from ..models import Finding
 from ..resources import Event, Inventory, Resource
 from .common import fully_ready, make, ref
 
-_VARIABLE = re.compile(r'"[^"]*"|\b[0-9a-f]{12,}\b|\d+')
+_VARIABLE = re.compile(r'(?<=[=: ])"[^"]*"|\b[0-9a-f]{12,}\b|\d+')
 
 
 def template(message: str) -> str:
-    """The message with quoted names, ids and numbers masked (one finding per template)."""
+    """The message with quoted values, ids and numbers masked (one finding per template). A quoted
+    string that opens the message is its text (klog's structured ``"Error getting node" err=...``)."""
     return _VARIABLE.sub("#", message)[:160]
 
 

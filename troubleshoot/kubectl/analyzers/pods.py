@@ -53,7 +53,7 @@ def _sandbox(pod: Resource) -> list[Finding]:
     events = [e for e in pod.events if e.is_warning and e.reason == "FailedCreatePodSandBox"]
     if not events or (pod.phase == "Running" and not only_from_events(pod)):
         return []
-    message = events[-1].message
+    message = max((e.message for e in events), key=len)     # pasted rows are often cut short
     hint = ""
     if "assign an IP address" in message or "ipamd" in message.lower() or "no available IP" in message:
         hint = " The VPC CNI could not give the pod an IP address (subnet or ENI IPs exhausted, or ipamd down)."

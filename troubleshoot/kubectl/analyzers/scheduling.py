@@ -170,6 +170,8 @@ def _detail(pod: Resource, cause: Cause, total: str, effects: dict[tuple[str, st
     if code == "FailedScheduling.VolumeNodeAffinityConflict":
         return (f"{who}: {n}{total} are in a different zone/topology than the pod's "
                 "PersistentVolume (volume node affinity conflict).")
+    if code == "FailedScheduling.NoNodes":
+        return f"{who}: the scheduler sees no node to place it on ({cause.text.strip().rstrip('.')})."
     if code == "FailedScheduling.FargateProfile":
         return f"{who} on Fargate: {cause.text}"
     if code == "Karpenter.IncompatibleNodePool":
