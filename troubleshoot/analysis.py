@@ -185,9 +185,13 @@ def _described(problem: str, cache: dict[str, list[dict[str, Any]]], language: s
     return cache[problem]
 
 
-# Codes whose description names no problem an article could be about: their evidence is all there is.
-UNDESCRIBED = frozenset({"Event.Warning", "Log.Error", "FailedScheduling.Other", "CreateContainerConfigError.Other",
-                         "ImagePull.Other"})
+# Codes whose description names no cause an article could be about (they say only that something is
+# stuck, or what the evidence says): their evidence is all there is.
+UNDESCRIBED = frozenset({
+    "Event.Warning", "Log.Error", "FailedScheduling.Other", "CreateContainerConfigError.Other", "ImagePull.Other",
+    "CrashLoopBackOff", "CrashLoopBackOff.ExitCode", "Container.Restarts", "Pod.Pending", "Pod.ContainerCreating",
+    "Pod.NotReady", "Pod.Terminating", "NodeClaim.NotReady", "NodeClaim.Warning", "Deployment.Unavailable",
+})
 
 
 def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None = None,

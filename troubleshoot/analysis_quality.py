@@ -49,6 +49,7 @@ class Outcome:
     problems: list[str]        # problem codes of the findings
     severities: list[str]      # their severities, same order
     articles: list[str]        # the report's articles, best first
+    confidences: list[str] = field(default_factory=list)   # theirs, same order
 
 
 @dataclass
@@ -67,6 +68,10 @@ class Result:
     @property
     def right_first(self) -> bool:
         return bool(self.outcome.articles) and self.outcome.articles[0] in self.upload.expected
+
+    @property
+    def confident_first(self) -> bool:
+        return bool(self.outcome.confidences) and self.outcome.confidences[0] in ("high", "medium")
 
 
 @dataclass
@@ -87,6 +92,10 @@ class Figures:
 
     def any_finding(self) -> tuple[int, int]:
         return self._share(self.results, lambda r: r.found)
+
+    def confident_without_article(self) -> tuple[int, int]:
+        """Uploads no article fits whose report still leads with a confident (medium/high) article."""
+        return self._share([r for r in self.results if not r.upload.expected], lambda r: r.confident_first)
 
     def half(self, name: str) -> Figures:
         return Figures([r for r in self.results if r.upload.half == name])
@@ -134,4 +143,8 @@ def summary(figures: Figures) -> str:
             parts.append(f"{label} {pair[0]}/{pair[1]} ({ratio(pair):.0%})")
         return f"{name:9} " + ", ".join(parts)
 
-    return "\n".join([line("all", figures)] + [line(h, figures.half(h)) for h in HALVES])
+    found, total = figures.any_finding()
+    wrong, none = figures.confident_without_article()
+    return "\n".join([line("all", figures)] + [line(h, figures.half(h)) for h in HALVES]
+                     + [f"uploads with any finding: {found}/{total} (healthy ones included)",
+                        f"uploads no article fits that still lead with a confident article: {wrong}/{none}"])

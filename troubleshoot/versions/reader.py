@@ -27,8 +27,9 @@ versions (an upgrade half done) read as the span between them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .numbers import Bound, Span, parse_version
 from .ranges import reading_span
@@ -112,14 +113,16 @@ _AMI = re.compile(r"(?:amazon-eks-(?:arm64-|gpu-)?node-(?:al2023-[\w]+-(?:standa
                   r"bottlerocket-aws-k8s-)(?P<minor>1\.\d+)[-_]")
 _API = re.compile(r"(?:apiVersion|API Version)[\"']?\s*[:=]\s*[\"']?(?P<api>karpenter\.(?:sh|k8s\.aws)/v\w+)")
 
-# Cheap tests that keep the regexes off ordinary lines.
-_TRIGGERS = ("Version", "version", ":v", ":1", ":0", ":2", "helm.sh/chart", "amazon-eks", "bottlerocket",
-             "terraform-aws-modules", "hashicorp/", "karpenter.", "-eks-", "deployed")
-
-
+@lru_cache(maxsize=1024)
 def _minor(version: str) -> str:
     parsed = parse_version(version)
     return ".".join(str(p) for p in parsed.version.parts[:2]) if parsed else ""
+
+
+@lru_cache(maxsize=1024)
+def _exact(version: str) -> str:
+    parsed = parse_version(version)
+    return str(parsed.version) if parsed else ""
 
 
 def _image_component(repo: str) -> str:
@@ -130,157 +133,178 @@ def _image_component(repo: str) -> str:
     return ""
 
 
-def readings(text: str) -> list[Reading]:
-    """Every version the text shows, with where it came from."""
-    found: list[Reading] = []
-    seen: set[tuple[str, str, str]] = set()
+def _lines_with(text: str, needle: str) -> Iterator[tuple[int, str]]:
+    """(offset, line) of every line holding ``needle``, each line once. ``str.find`` keeps a
+    10 MB upload to a few milliseconds for a needle that does not occur."""
+    pos = text.find(needle)
+    while pos != -1:
+        start = text.rfind("\n", 0, pos) + 1
+        end = text.find("\n", pos)
+        end = len(text) if end == -1 else end
+        yield start, text[start:end]
+        pos = text.find(needle, end)
 
-    def add(component: str, version: str, rank: int, source: str, line: str) -> None:
+
+class _Found:
+    def __init__(self) -> None:
+        self.items: list[Reading] = []
+        self._seen: set[tuple[str, str, str]] = set()
+
+    def add(self, component: str, version: str, rank: int, source: str, line: str) -> None:
         key = (component, version, source)
-        if version and key not in seen:
-            seen.add(key)
-            found.append(Reading(component, version, rank, source, line.strip()[:300]))
+        if version and key not in self._seen:
+            self._seen.add(key)
+            self.items.append(Reading(component, version, rank, source, line.strip()[:300]))
 
-    lines = text.split("\n")
-    last_kubectl = ""          # clientVersion / serverVersion block being read (-o yaml / -o json)
-    app_name_at: tuple[int, str] = (-100, "")
-    platform = ""
-    cluster_minor = ""
-    tf_source_at = -100
-    for i, line in enumerate(lines):
-        if not any(t in line for t in _TRIGGERS):
-            continue
-        if ":" in line and ("/" in line or "image" in line.lower()):
-            for m in _IMAGE.finditer(line):
-                repo = m.group("repo")
-                component = _image_component(repo)
-                if component:
-                    parsed = parse_version(m.group("tag"))
-                    if parsed is not None:
-                        add(component, str(parsed.version), EXACT, "image", line)
-                elif repo.lower().endswith(_KUBE_PROXY_IMAGE):
-                    add("Kubernetes", _minor(m.group("tag")), MINOR, "kube-proxy image", line)
-        if "Version" in line:
+
+def _images(text: str, found: _Found) -> None:
+    needles = {suffix.rsplit("/", 1)[-1] for suffix, _ in IMAGES} | {_KUBE_PROXY_IMAGE}
+    lines: dict[int, str] = {}
+    for needle in needles:
+        for start, line in _lines_with(text, needle + ":"):
+            lines[start] = line
+    for _, line in sorted(lines.items()):
+        for m in _IMAGE.finditer(line):
+            repo = m.group("repo")
+            component = _image_component(repo)
+            if component:
+                found.add(component, _exact(m.group("tag")), EXACT, "image", line)
+            elif repo.lower().endswith(_KUBE_PROXY_IMAGE):
+                found.add("Kubernetes", _minor(m.group("tag")), MINOR, "kube-proxy image", line)
+
+
+def _kubectl(text: str, found: _Found) -> None:
+    for needle in ("Client Version:", "Server Version:"):
+        for _, line in _lines_with(text, needle):
             m = _KUBECTL_SHORT.match(line)
             if m:
-                raw = m.group("git") or m.group("short")
-                parsed = parse_version(raw)
-                if parsed is not None:
-                    if m.group("which") == "Client":
-                        add("kubectl", str(parsed.version), EXACT, "kubectl version (client)", line)
-                    else:
-                        add("Kubernetes", str(parsed.version), EXACT, "kubectl version (server)", line)
-                        if "-eks-" in raw:
-                            add("EKS", _minor(raw), EXACT, "kubectl version (server)", line)
+                which = "client" if m.group("which") == "Client" else "server"
+                _kubectl_reading(found, which, m.group("git") or m.group("short"), line)
+    for start, line in _lines_with(text, "gitVersion"):
+        m = _GIT_VERSION.search(line)
+        if not m:
+            continue
+        before = text[max(0, start - 800):start]      # -o yaml / -o json: the block it sits in
+        client, server = before.rfind("clientVersion"), before.rfind("serverVersion")
+        if client >= 0 or server >= 0:
+            _kubectl_reading(found, "client" if client > server else "server", m.group("v"), line)
+
+
+def _kubectl_reading(found: _Found, which: str, raw: str, line: str) -> None:
+    version = _exact(raw)
+    if which == "client":
+        found.add("kubectl", version, EXACT, "kubectl version (client)", line)
+        return
+    found.add("Kubernetes", version, EXACT, "kubectl version (server)", line)
+    if "-eks-" in raw:
+        found.add("EKS", _minor(raw), EXACT, "kubectl version (server)", line)
+
+
+def _nodes(text: str, found: _Found) -> None:
+    for needle in ("Kubelet Version:", "Kube-Proxy Version:"):
+        for _, line in _lines_with(text, needle):
             m = _NODE_FIELD.match(line)
             if m:
-                v = m.group("v")
-                add("kubelet", str(parse_version(v).version), NODE, f"{m.group('what')} Version", line)  # type: ignore[union-attr]
-                add("Kubernetes", str(parse_version(v).version), NODE, f"{m.group('what')} Version", line)  # type: ignore[union-attr]
+                v, what = m.group("v"), f"{m.group('what')} Version"
+                found.add("kubelet", _exact(v), NODE, what, line)
+                found.add("Kubernetes", _exact(v), NODE, what, line)
                 if "-eks-" in v:
-                    add("EKS", _minor(v), MINOR, f"{m.group('what')} Version", line)
-            m = _RUNTIME.search(line)
-            if m:
-                add("containerd", str(parse_version(m.group("v")).version), NODE, "Container Runtime Version", line)  # type: ignore[union-attr]
-            if "clientVersion" in line:
-                last_kubectl = "client"
-            elif "serverVersion" in line:
-                last_kubectl = "server"
-            m = _GIT_VERSION.search(line)
-            if m and last_kubectl:
-                v = m.group("v")
-                parsed = parse_version(v)
-                if parsed is not None:
-                    if last_kubectl == "client":
-                        add("kubectl", str(parsed.version), EXACT, "kubectl version (client)", line)
-                    else:
-                        add("Kubernetes", str(parsed.version), EXACT, "kubectl version (server)", line)
-                        if "-eks-" in v:
-                            add("EKS", _minor(v), EXACT, "kubectl version (server)", line)
-                last_kubectl = ""
-            m = _PLATFORM.search(line)
-            if m:
-                platform = m.group("p")
-        if "-eks-" in line and ("Ready" in line or "NotReady" in line):
-            m = _NODE_ROW.match(line)
-            if m:
-                v = m.group("v")
-                add("kubelet", str(parse_version(v).version), NODE, "get nodes VERSION", line)  # type: ignore[union-attr]
-                add("Kubernetes", str(parse_version(v).version), NODE, "get nodes VERSION", line)  # type: ignore[union-attr]
-                add("EKS", _minor(v), MINOR, "get nodes VERSION", line)
-        elif ("Ready" in line or "NotReady" in line) and " v1." in line:
-            m = _NODE_ROW.match(line)
-            if m:
-                v = m.group("v")
-                add("kubelet", str(parse_version(v).version), NODE, "get nodes VERSION", line)  # type: ignore[union-attr]
-                add("Kubernetes", str(parse_version(v).version), NODE, "get nodes VERSION", line)  # type: ignore[union-attr]
-        if "version" in line:
-            m = _CLUSTER_VERSION.match(line)
-            if m:
-                cluster_minor = m.group("v")
-            if "app.kubernetes.io/" in line:
-                n = _APP_NAME.search(line)
-                if n:
-                    app_name_at = (i, n.group("name"))
-                v = _APP_VERSION.search(line)
-                if v:
-                    name = app_name_at[1] if i - app_name_at[0] <= 20 else ""
-                    if not name:
-                        near = "\n".join(lines[i:i + 20])
-                        nm = _APP_NAME.search(near)
-                        name = nm.group("name") if nm else ""
-                    component = APP_NAMES.get(name.lower(), "")
-                    if component:
-                        add(component, str(parse_version(v.group("v")).version), EXACT,  # type: ignore[union-attr]
-                            "app.kubernetes.io/version", line)
-            if tf_source_at >= i - 4:
-                m = _TF_VERSION.match(line)
-                if m:
-                    constraint = m.group("v").strip()
-                    parsed = parse_version(constraint)
-                    if parsed is not None and parsed.precision == 3:
-                        add("Terraform AWS EKS module", str(parsed.version), EXACT, "module version", line)
-                    elif reading_span(constraint) is not None:
-                        add("Terraform AWS EKS module", constraint, MINOR, "module version constraint", line)
-        elif "app.kubernetes.io/name" in line:
-            n = _APP_NAME.search(line)
-            if n:
-                app_name_at = (i, n.group("name"))
-        if "helm.sh/chart" in line:
-            m = _CHART_LABEL.search(line)
-            if m and m.group("chart") in CHARTS_VERSIONED_AS_APP:
-                add(CHARTS_VERSIONED_AS_APP[m.group("chart")], str(parse_version(m.group("v")).version),  # type: ignore[union-attr]
-                    EXACT, "helm.sh/chart", line)
-        if "deployed" in line:
-            m = _HELM_LIST_ROW.search(line)
-            if m and m.group("chart") in APP_NAMES:
-                parsed = parse_version(m.group("app"))
-                if parsed is not None:
-                    add(APP_NAMES[m.group("chart")], str(parsed.version), EXACT, "helm list APP VERSION", line)
-        if "terraform-aws-modules" in line:
-            m = _TF_MODULE.search(line)
-            if m:
-                add("Terraform AWS EKS module", m.group("v"), EXACT, "terraform init", line)
-            if _TF_SOURCE.search(line):
-                tf_source_at = i
-        if "hashicorp/" in line:
-            m = _TF_PROVIDER.search(line)
-            if m:
-                add(f"terraform-provider-{m.group('name')}", m.group("v"), EXACT, "terraform init", line)
-        if "amazon-eks" in line or "bottlerocket" in line:
+                    found.add("EKS", _minor(v), MINOR, what, line)
+    for _, line in _lines_with(text, "Container Runtime Version:"):
+        m = _RUNTIME.search(line)
+        if m:
+            found.add("containerd", _exact(m.group("v")), NODE, "Container Runtime Version", line)
+    for _, line in _lines_with(text, " v1."):          # get nodes: NAME STATUS ROLES AGE VERSION
+        if "Ready" not in line and "Unknown" not in line:
+            continue
+        m = _NODE_ROW.match(line)
+        if m:
+            v = m.group("v")
+            found.add("kubelet", _exact(v), NODE, "get nodes VERSION", line)
+            found.add("Kubernetes", _exact(v), NODE, "get nodes VERSION", line)
+            if "-eks-" in v:
+                found.add("EKS", _minor(v), MINOR, "get nodes VERSION", line)
+
+
+def _helm(text: str, found: _Found) -> None:
+    for _, line in _lines_with(text, "helm.sh/chart"):
+        m = _CHART_LABEL.search(line)
+        if m and m.group("chart") in CHARTS_VERSIONED_AS_APP:
+            found.add(CHARTS_VERSIONED_AS_APP[m.group("chart")], _exact(m.group("v")), EXACT, "helm.sh/chart", line)
+    for start, line in _lines_with(text, "app.kubernetes.io/version"):
+        v = _APP_VERSION.search(line)
+        if not v:
+            continue
+        # the app's name is another label of the same object: the nearest one before, else after
+        before = list(_APP_NAME.finditer(text, max(0, start - 1500), start))
+        name = before[-1] if before else _APP_NAME.search(text, start, min(len(text), start + 1500))
+        component = APP_NAMES.get(name.group("name").lower(), "") if name else ""
+        if component:
+            found.add(component, _exact(v.group("v")), EXACT, "app.kubernetes.io/version", line)
+    for _, line in _lines_with(text, "deployed"):
+        m = _HELM_LIST_ROW.search(line)
+        if m and m.group("chart") in APP_NAMES:
+            found.add(APP_NAMES[m.group("chart")], _exact(m.group("app")), EXACT, "helm list APP VERSION", line)
+
+
+def _terraform(text: str, found: _Found) -> None:
+    for start, line in _lines_with(text, "terraform-aws-modules/eks/aws"):
+        m = _TF_MODULE.search(line)
+        if m:
+            found.add("Terraform AWS EKS module", m.group("v"), EXACT, "terraform init", line)
+        if not _TF_SOURCE.search(line):
+            continue
+        for following in text[start:start + 400].split("\n")[1:5]:     # the module block's version
+            v = _TF_VERSION.match(following)
+            if v:
+                constraint = v.group("v").strip()
+                parsed = parse_version(constraint)
+                if parsed is not None and parsed.precision == 3:
+                    found.add("Terraform AWS EKS module", str(parsed.version), EXACT, "module version", following)
+                elif reading_span(constraint) is not None:
+                    found.add("Terraform AWS EKS module", constraint, MINOR, "module version constraint", following)
+                break
+    for _, line in _lines_with(text, "hashicorp/"):
+        m = _TF_PROVIDER.search(line)
+        if m:
+            found.add(f"terraform-provider-{m.group('name')}", m.group("v"), EXACT, "terraform init", line)
+
+
+def _eks(text: str, found: _Found) -> None:
+    for needle in ("amazon-eks-", "bottlerocket-aws-k8s-"):
+        for _, line in _lines_with(text, needle):
             m = _AMI.search(line)
             if m:
-                add("EKS", m.group("minor"), MINOR, "AMI name", line)
-                add("Kubernetes", m.group("minor"), MINOR, "AMI name", line)
-        if "karpenter." in line:
+                found.add("EKS", m.group("minor"), MINOR, "AMI name", line)
+                found.add("Kubernetes", m.group("minor"), MINOR, "AMI name", line)
+    for needle in ("platformVersion", "platform_version", "Platform version", "platform version"):
+        for start, line in _lines_with(text, needle):
+            p = _PLATFORM.search(line)
+            if not p:
+                continue
+            near = text[max(0, start - 2000):start + 2000].split("\n")
+            cluster = next((m.group("v") for near_line in near if (m := _CLUSTER_VERSION.match(near_line))), "")
+            if cluster:
+                platform = p.group("p")
+                found.add("EKS", cluster, EXACT, f"platformVersion {platform}", f"version {cluster}, {platform}")
+                found.add("Kubernetes", cluster, EXACT, f"EKS cluster version ({platform})", f"version {cluster}")
+
+
+def _apis(text: str, found: _Found) -> None:
+    for needle in ("karpenter.sh/v", "karpenter.k8s.aws/v"):
+        for _, line in _lines_with(text, needle):
             m = _API.search(line)
             if m and m.group("api") in API_DATES:
                 component, span = API_DATES[m.group("api")]
-                add(component, span, DATED, f"apiVersion {m.group('api')}", line)
-    if platform and cluster_minor:
-        add("EKS", cluster_minor, EXACT, f"platformVersion {platform}", f"version {cluster_minor}, {platform}")
-        add("Kubernetes", cluster_minor, EXACT, f"EKS cluster version ({platform})", f"version {cluster_minor}")
-    return found
+                found.add(component, span, DATED, f"apiVersion {m.group('api')}", line)
+
+
+def readings(text: str) -> list[Reading]:
+    """Every version the text shows, with where it came from."""
+    found = _Found()
+    for source in (_images, _kubectl, _nodes, _helm, _terraform, _eks, _apis):
+        source(text, found)
+    return found.items
 
 
 def combine(found: Iterable[Reading]) -> dict[str, str]:

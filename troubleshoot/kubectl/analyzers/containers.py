@@ -195,7 +195,7 @@ RESTARTS_WORTH_A_LOOK = 3
 
 def _restarts(pod: Resource, items: list[tuple[Container | None, str]]) -> list[Finding]:
     """A container that runs now but has restarted again and again after failing."""
-    if items:
+    if items or (pod.restarts or 0) < RESTARTS_WORTH_A_LOOK:
         return []
     findings = []
     for c in pod.containers.values():

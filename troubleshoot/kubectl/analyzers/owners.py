@@ -18,7 +18,7 @@ shows it, else from the name the controller gave the pod.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..models import Finding, severity_rank
 from ..resources import Inventory, Resource
@@ -32,16 +32,13 @@ _WEAK = {
     "Pod.ContainerCreating": ("Pod.SandboxCreationFailed", "Pod.FailedMount"),
     "NodeClaim.NotReady": ("NodeClaim.",),
 }
-_RS_POD = re.compile(r"^(?P<base>[a-z0-9][a-z0-9.-]*?)-(?P<hash>[a-z0-9]{6,10})-(?P<pod>[a-z0-9]{5})$")
-_STS_POD = re.compile(r"^(?P<base>[a-z0-9][a-z0-9.-]*?)-(?P<ordinal>\d{1,4})$")
 _SUFFIXED = re.compile(r"^(?P<base>[a-z0-9][a-z0-9.-]*?)-(?P<pod>[a-z0-9]{5})$")
 _OWNER_WORDS = {"Deployment": "deployment", "StatefulSet": "statefulset", "DaemonSet": "daemonset",
                 "Job": "job", "ReplicationController": "replicationcontroller", "ReplicaSet": "replicaset",
                 "NodePool": "NodePool", "": "owner"}
 
 
-@dataclass(frozen=True)
-class Owner:
+class Owner(NamedTuple):
     kind: str       # Deployment, StatefulSet, ...; "" when only the shared name prefix is known
     namespace: str
     name: str
@@ -65,16 +62,19 @@ def owner_of(res: Resource) -> Owner | None:
             m = re.match(r"^(?P<base>.+)-[a-z0-9]{6,10}$", name)
             return Owner("Deployment", res.ns, m.group("base")) if m else Owner("ReplicaSet", res.ns, name)
         return Owner(kind, res.ns, name)
-    m = _RS_POD.match(res.name)
-    if m:
-        return Owner("Deployment", res.ns, m.group("base"))
-    m = _STS_POD.match(res.name)
-    if m:
-        return Owner("StatefulSet", res.ns, m.group("base"))
-    m = _SUFFIXED.match(res.name)
-    if m:
-        return Owner("", res.ns, m.group("base"))
-    return None
+    # string operations rather than a regex: this runs for every pod of a 10 MB session
+    base, _, last = res.name.rpartition("-")
+    if not base or not last.isalnum() or not last.islower() and not last.isdigit():
+        return None
+    namespace = res.namespace or ""
+    if last.isdigit() and len(last) <= 4:
+        return Owner("StatefulSet", namespace, base)
+    if len(last) != 5:
+        return None
+    head, _, template_hash = base.rpartition("-")
+    if head and 6 <= len(template_hash) <= 10 and template_hash.isalnum() and template_hash == template_hash.lower():
+        return Owner("Deployment", namespace, head)
+    return Owner("", namespace, base)
 
 
 def _family_match(weak: str, code: str) -> bool:
@@ -82,33 +82,49 @@ def _family_match(weak: str, code: str) -> bool:
 
 
 def group(inv: Inventory, findings: list[Finding]) -> list[Finding]:
-    members: dict[Owner, list[Resource]] = {}
-    for res in inv.of_kind("Pod", "NodeClaim"):
-        owner = owner_of(res)
-        if owner is not None:
-            members.setdefault(owner, []).append(res)
     by_object: dict[tuple[str, str, str], list[Finding]] = {}
     for f in findings:
         if f.kind in ("Pod", "NodeClaim") and f.name:
             by_object.setdefault((f.kind, f.namespace, f.name), []).append(f)
+    # Owners with at least two members that have a finding; only their members are counted
+    # (a session with thousands of healthy pods pays for the pods with findings only).
+    with_findings: dict[Owner, int] = {}
+    for kind, ns, name in by_object:
+        res = inv.get(kind, ns, name)
+        owner = owner_of(res) if res is not None else None
+        if owner is not None:
+            with_findings[owner] = with_findings.get(owner, 0) + 1
+    wanted = {o for o, n in with_findings.items() if n >= 2}
+    if not wanted:
+        return findings
+    prefixes = tuple({o.name + "-" for o in wanted})
+    members: dict[Owner, list[Resource]] = {}
+    for res in inv.of_kind("Pod", "NodeClaim"):
+        if not res.name.startswith(prefixes) and res.kind == "Pod" and not res.fields.get("owner"):
+            continue
+        owner = owner_of(res)
+        if owner in wanted:
+            members.setdefault(owner, []).append(res)
     replaced: set[int] = set()
     grouped: list[Finding] = []
     for owner, pods in members.items():
         if len(pods) < 2:
             continue
-        own = {p.name: by_object.get((p.kind, p.ns, p.name), []) for p in pods}
+        own = {p.name: by_object.get((p.kind, p.namespace or "", p.name), []) for p in pods}
         # what siblings explain, most common first
         explained: dict[str, int] = {}
         for fs in own.values():
             for f in fs:
                 if f.problem not in _WEAK:
                     explained[f.problem] = explained.get(f.problem, 0) + 1
+        ranked = sorted(explained, key=lambda c: -explained[c])
+        best_for = {weak: [c for c in ranked if _family_match(weak, c)] for weak in _WEAK} if ranked else {}
         per_problem: dict[str, list[tuple[str, Finding, bool]]] = {}
         for name, fs in own.items():
             for f in fs:
                 code, inferred = f.problem, False
                 if code in _WEAK:
-                    better = [c for c in sorted(explained, key=lambda c: -explained[c]) if _family_match(code, c)]
+                    better = best_for.get(code)
                     if better:
                         if any(_family_match(code, g.problem) for g in fs if g is not f):
                             replaced.add(id(f))    # its own stronger finding says more

@@ -67,11 +67,10 @@ _CREATING_EXPLAINED = ("FailedMount", "FailedAttachVolume", "FailedCreatePodSand
 
 def _creating(pod: Resource) -> list[Finding]:
     """Stuck in ContainerCreating with nothing in the upload that says why."""
-    stuck = pod.status == "ContainerCreating" or any(
-        c.state == "Waiting" and c.reason == "ContainerCreating" for c in pod.containers.values())
+    stuck = pod.status == "ContainerCreating" or (bool(pod.containers) and any(
+        c.state == "Waiting" and c.reason == "ContainerCreating" for c in pod.containers.values()))
     # kubectl 0.x: Pending with a HOST, no container detail
-    stuck = stuck or (known_pending(pod) and bool(pod.node_name) and not waiting(pod)
-                      and not any(c.state for c in pod.containers.values()))
+    stuck = stuck or (bool(pod.node_name) and known_pending(pod) and not pod.containers and not waiting(pod))
     if not stuck or pod.deleting or any(e.is_warning and e.reason in _CREATING_EXPLAINED for e in pod.events):
         return []
     evidence = pod.evidence[:2] + [line for c in pod.containers.values() if c.reason == "ContainerCreating"

@@ -16,7 +16,8 @@ def analyse_with_kb(text: str) -> Outcome:
     report = analysis_compute(redact(text)[0])
     return Outcome(problems=[f["problem"] for f in report["findings"]],
                    severities=[f["severity"] for f in report["findings"]],
-                   articles=[m["slug"] for m in report["matches"]])
+                   articles=[m["slug"] for m in report["matches"]],
+                   confidences=[m["confidence"] for m in report["matches"]])
 
 
 class Command(BaseCommand):
