@@ -19,11 +19,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from troubleshoot.engine.normalize import normalize
-from troubleshoot.kubectl import analyze_text
+from troubleshoot.kubectl import PROBLEM_CODES, analyze_text
 from troubleshoot.matching import match_payload, match_text
 from troubleshoot.metrics import ANALYSIS_SECONDS, ANALYSIS_TOTAL
 from troubleshoot.models import Analysis
 from troubleshoot.redact import redact
+from troubleshoot.versions import read_versions
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,8 @@ PROBLEM_TOPICS = {
     "Node.NetworkUnavailable": "node-not-ready",
     "Pod.FailedMount": "volume-attach-mount-failure",
     "NodeClaim.NotRegistered": "karpenter-nodes-not-joining",
+    "NodeClaim.UnregisteredTaintNotFound": "karpenter-missing-startup-taint",
+    "Container.OOMKilled": "oomkilled",
 }
 
 
@@ -162,7 +165,33 @@ def analysis_enqueue(*, analysis_id: str) -> None:
 
 def _compact(match: dict[str, Any]) -> dict[str, Any]:
     return {k: match[k] for k in ("slug", "title", "language", "url", "score", "confidence")} | {
-        "fix": match["fix"]["title"] if match.get("fix") else None}
+        "fix": match["fix"]["title"] if match.get("fix") else None,
+        "version_check": match.get("version_check", [])}
+
+
+def _described(problem: str, cache: dict[str, list[dict[str, Any]]], language: str, request: Any,
+               versions: dict[str, str]) -> list[dict[str, Any]]:
+    """Articles found by searching the KB for what a finding is, when its evidence matched no
+    symptom confidently (a ``get nodes`` row, a NodeClaim table, a 2015 event wording). They
+    stay low confidence; searched once per problem code."""
+    if problem not in cache:
+        description = PROBLEM_CODES.get(problem, "")
+        found: list[dict[str, Any]] = []
+        if description and problem not in UNDESCRIBED:
+            outcome = match_text(text=description, limit=2, language=language, use_recall=True)
+            found = [{**m, "described": True}
+                     for m in match_payload(outcome, request=request, versions=versions)["matches"]]
+        cache[problem] = found[:1]
+    return cache[problem]
+
+
+# Codes whose description names no cause an article could be about (they say only that something is
+# stuck, or what the evidence says): their evidence is all there is.
+UNDESCRIBED = frozenset({
+    "Event.Warning", "Log.Error", "FailedScheduling.Other", "CreateContainerConfigError.Other", "ImagePull.Other",
+    "CrashLoopBackOff", "CrashLoopBackOff.ExitCode", "Container.Restarts", "Pod.Pending", "Pod.ContainerCreating",
+    "Pod.NotReady", "Pod.Terminating", "NodeClaim.NotReady", "NodeClaim.Warning", "Deployment.Unavailable",
+})
 
 
 def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None = None,
@@ -175,6 +204,8 @@ def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None
             progress(0.05 + 0.6 * fraction, message)
 
     report = analyze_text(text, progress=parse_progress)
+    versions = read_versions(text)
+    described: dict[str, list[dict[str, Any]]] = {}
     findings = [f.to_dict() for f in report.findings]
     findings.sort(key=lambda f: (-SEVERITY_RANK.get(f["severity"], 0), f["kind"], f["namespace"], f["name"]))
     overall: dict[str, dict[str, Any]] = {}
@@ -203,23 +234,24 @@ def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None
                 cache[key] = by_problem[finding["problem"]]
             else:
                 outcome = match_text(text=evidence, limit=3, language=language, use_recall=False)
-                payload = match_payload(outcome, request=request)
-                cache[key] = ([m for m in payload["matches"] if m["confidence"] != "low"]
-                              or payload["matches"][:1])
+                payload = match_payload(outcome, request=request, versions=versions)
+                confident = [m for m in payload["matches"] if m["confidence"] != "low"]
+                cache[key] = confident or _described(finding["problem"], described, language, request,
+                                                      versions) or payload["matches"][:1]
                 by_problem.setdefault(finding["problem"], cache[key])
         linked = list(cache[key])
         owner = PROBLEM_TOPICS.get(finding["problem"])
         linked.sort(key=lambda m: m["slug"] != owner)
         finding["articles"] = [_compact(m) for m in linked]
         for m in linked[:1] if owner in {x["slug"] for x in linked} else linked[:2]:
-            if m["confidence"] != "low":
-                consider(m, f"{finding['kind']}/{finding['name']}: {finding['problem']}")
+            if m["confidence"] != "low" or m.get("described"):
+                consider(m, f"{finding['kind']}/{finding['name'] or '?'}: {finding['problem']}")
         if progress and i % 20 == 0:
             progress(0.65 + 0.3 * (i + 1) / max(1, len(findings)), f"linked {i + 1} of {len(findings)} findings")
     unparsed = report.unparsed_text.strip()
     if unparsed:
         payload = match_payload(match_text(text=unparsed[: settings.MATCH_MAX_BYTES], limit=5, language=language),
-                                request=request)
+                                request=request, versions=versions)
         for m in payload["matches"]:
             if m["confidence"] != "low":
                 consider(m, "text that is not a kubectl table or object")
@@ -233,8 +265,9 @@ def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None
         "resources": report.resources, "sections": len(report.sections),
         "section_formats": sorted({s.format for s in report.sections}),
         "seconds": round(time.perf_counter() - started, 3),
+        "versions": versions,      # kept here so a stored analysis needs no new column
     }
-    return {"findings": findings, "matches": matches, "summary": summary}
+    return {"findings": findings, "matches": matches, "versions": versions, "summary": summary}
 
 
 def analysis_run(*, analysis_id: str) -> None:
@@ -305,6 +338,7 @@ def analysis_payload(analysis: Analysis, *, request: Any = None) -> dict[str, An
         "progress_message": analysis.progress_message,
         "findings": analysis.findings,
         "matches": analysis.matches,
+        "versions": (analysis.summary or {}).get("versions", {}),
         "summary": analysis.summary,
         "error": analysis.error or None,
         "sources": analysis.sources,

@@ -8,7 +8,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -20,6 +20,8 @@ from troubleshoot.feedback import feedback_priors
 from troubleshoot.metrics import MATCH_SECONDS, MATCH_TOTAL
 from troubleshoot.models import Article, KBState, Symptom
 from troubleshoot.search import articles_search, index_sync
+from troubleshoot.version_ranking import article_version_check, ranking_prior
+from troubleshoot.versions import read_versions
 
 _lock = threading.Lock()
 _cache: dict[str, Any] = {"version": None, "matcher": None, "checked": 0.0, "articles": {}}
@@ -83,7 +85,7 @@ def _current() -> tuple[Matcher, dict[tuple[str, str], Article]]:
         _cache["checked"] = now
         if _cache["matcher"] is None or _cache["version"] != version:
             articles = list(Article.objects.published().prefetch_related("causes", "fixes", "symptoms",
-                                                                             "components"))
+                                                                             "components", "versions"))
             _cache["articles"] = {(a.slug, a.language): a for a in articles}
             _cache["matcher"] = Matcher(build_signatures(), topics=build_topics(articles))
             _cache["version"] = version
@@ -123,6 +125,7 @@ class MatchOutcome:
     result: MatchResult
     articles: dict[tuple[str, str], Article]
     ms: float
+    versions: dict[str, str] = field(default_factory=dict)   # read from the text
 
 
 def match_text(*, text: str | bytes, limit: int = 5, language: str = "en", use_recall: bool = True) -> MatchOutcome:
@@ -138,7 +141,8 @@ def match_text(*, text: str | bytes, limit: int = 5, language: str = "en", use_r
     elapsed = time.perf_counter() - started
     MATCH_SECONDS.observe(elapsed)
     MATCH_TOTAL.labels("confident" if result.best is not None else "none").inc()
-    return MatchOutcome(result=result, articles=articles, ms=elapsed * 1000)
+    return MatchOutcome(result=result, articles=articles, ms=elapsed * 1000,
+                        versions=read_versions(text if isinstance(text, str) else text.decode("utf-8", "replace")))
 
 
 def _cause_and_fix(article: Article, match: ArticleMatch, mark: Callable[[str], str] | None = None
@@ -163,11 +167,13 @@ def _cause_and_fix(article: Article, match: ArticleMatch, mark: Callable[[str], 
 
 
 def match_payload(outcome: MatchOutcome, *, request: Any = None,
-                  mark: Callable[[str], str] | None = None) -> dict[str, Any]:
+                  mark: Callable[[str], str] | None = None, versions: dict[str, str] | None = None) -> dict[str, Any]:
     """The API's response shape (also used by the CLI, the results page and chat surfaces).
 
     ``mark`` wraps each value filled into a fix from the paste (the results page
-    uses it to highlight them)."""
+    uses it to highlight them). ``versions`` (component -> version, given by the client)
+    add to and override the versions read from the paste."""
+    known = {**outcome.versions, **(versions or {})}
     def url(article: Article) -> str:
         path = article.get_absolute_url()
         return request.build_absolute_uri(path) if request is not None else path
@@ -185,15 +191,18 @@ def match_payload(outcome: MatchOutcome, *, request: Any = None,
                           "how": e.how} for e in m.evidence],
             "captures": dict(m.captures),
             "why": list(m.why),
+            "version_check": article_version_check(article, known),
         })
-    # Feedback is a bounded prior (±feedback.PRIOR_MAX): it reorders near-ties only.
+    # Feedback and versions are bounded priors (±feedback.PRIOR_MAX, versions.FIXED_PRIOR /
+    # AFFECTED_PRIOR): they reorder near-ties only.
     priors = feedback_priors() if len(matches) > 1 else {}
-    if priors:
-        matches.sort(key=lambda m: m["score"] + priors.get(m["slug"], 0.0), reverse=True)
+    bonus = {m["slug"]: priors.get(m["slug"], 0.0) + ranking_prior(m["version_check"]) for m in matches}
+    if len(matches) > 1 and any(bonus.values()):
+        matches.sort(key=lambda m: m["score"] + bonus[m["slug"]], reverse=True)
     best = None
     if outcome.result.best is not None and matches and matches[0]["confidence"] in ("high", "medium"):
         best = matches[0]
     stats = dict(outcome.result.stats)
     stats["ms"] = round(outcome.ms, 2)
     return {"matches": matches, "best": best, "read": list(outcome.result.read),
-            "components": list(outcome.result.components), "stats": stats}
+            "components": list(outcome.result.components), "versions": known, "stats": stats}

@@ -29,6 +29,8 @@ from typing import Any
 from celery import shared_task
 from slack_sdk.signature import Clock, SignatureVerifier
 
+from troubleshoot.versions import describe as describe_version
+
 log = logging.getLogger(__name__)
 
 # Slack refuses requests older than this and so do we (replay protection).
@@ -287,6 +289,9 @@ def _match_blocks(match: dict[str, Any], base_url: str, *, step_limit: int) -> l
         number = cause.get("number")
         head += "\n*Likely cause:* " + (link(f"{url}#cause-{number}", cause_title) if url and number else cause_title)
     blocks = [_section(head)]
+    versions = [escape(describe_version(row)) for row in (match.get("version_check") or [])[:3]]
+    if versions:
+        blocks.append(_context(*versions))
     evidence = match.get("evidence") or []
     if evidence:
         e = evidence[0]

@@ -18,7 +18,8 @@ def test_public_api_shapes(fixture_text):
     data = report.to_dict()
     json.dumps(data)   # serialisable as is
     assert set(data) == {"sections", "findings", "resources", "unparsed_text"}
-    assert set(data["findings"][0]) == {"kind", "namespace", "name", "problem", "detail", "evidence", "severity"}
+    assert set(data["findings"][0]) == {"kind", "namespace", "name", "problem", "detail", "evidence", "severity",
+                                        "members", "inferred"}
     assert set(data["sections"][0]) == {"command", "format", "start_line", "text"}
 
 

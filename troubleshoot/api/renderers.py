@@ -6,6 +6,10 @@ from typing import Any
 
 from rest_framework.renderers import BaseRenderer
 
+from troubleshoot.versions import describe as describe_version
+
+MAX_VERSION_LINES = 3
+
 
 def match_markdown(payload: dict[str, Any], *, max_matches: int = 3) -> str:
     if "error" in payload:
@@ -33,6 +37,8 @@ def match_markdown(payload: dict[str, Any], *, max_matches: int = 3) -> str:
             lines.append(f"Matched line {e['line']}: `{e['text'][:200].replace('`', chr(39))}`")
         if m.get("cause"):
             lines.append(f"**Likely cause:** {m['cause']['title']}")
+        for row in (m.get("version_check") or [])[:MAX_VERSION_LINES]:
+            lines.append(f"_{describe_version(row)}_")
         if i == 0 and m.get("fix"):
             lines.append(f"**Fix:** {m['fix']['title']}")
             lines.append("")

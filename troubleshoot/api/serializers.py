@@ -5,6 +5,10 @@ from typing import Any
 from rest_framework import serializers
 
 from troubleshoot.models import Analysis, Article, Component
+from troubleshoot.version_ranking import component_names
+from troubleshoot.versions import reading_span
+
+MAX_VERSIONS = 40
 
 
 def absolute(request: Any, url: str) -> str:
@@ -122,11 +126,32 @@ class MatchInput(serializers.Serializer):
                                  help_text="The pasted error text, logs or kubectl output.")
     limit = serializers.IntegerField(required=False, default=5, min_value=1, max_value=20)
     language = serializers.ChoiceField(choices=Article.Language.choices, required=False, default="en")
+    versions = serializers.DictField(
+        child=serializers.CharField(max_length=60), required=False, default=dict,
+        help_text="The versions you run, keyed by the KB's component names: {\"Karpenter\": \"1.1.1\", "
+                  "\"Kubernetes\": \"1.29\"}. They add to (and override) the versions read from the text.")
 
     def validate_text(self, value: str) -> str:
         if not value.strip():
             raise serializers.ValidationError("The text is empty: paste the error message or logs to match.")
         return value
+
+    def validate_versions(self, value: dict[str, str]) -> dict[str, str]:
+        if len(value) > MAX_VERSIONS:
+            raise serializers.ValidationError(f"At most {MAX_VERSIONS} components, got {len(value)}.")
+        known = {name.lower(): name for name in component_names()}
+        checked = {}
+        for key, version in value.items():
+            name = known.get(str(key).strip().lower())
+            if name is None:
+                raise serializers.ValidationError(
+                    f"'{key}' is not a component the knowledge base knows; use one of: "
+                    f"{', '.join(sorted(known.values()))}.")
+            if reading_span(version) is None:
+                raise serializers.ValidationError(
+                    f"'{version}' (for {name}) is not a version or a version range, e.g. 1.1.1, 1.29 or >=1.0 <1.2.")
+            checked[name] = version.strip()
+        return checked
 
 
 class EvidenceOut(serializers.Serializer):
@@ -151,6 +176,15 @@ class MatchFixOut(serializers.Serializer):
     filled = serializers.ListField(child=serializers.CharField(), help_text="Names of the values filled in")
 
 
+class VersionCheckOut(serializers.Serializer):
+    component = serializers.CharField()
+    version = serializers.CharField(help_text="The version you run (read from the text or given)")
+    status = serializers.ChoiceField(choices=["affected", "fixed", "unaffected", "unknown"])
+    affected = serializers.CharField(help_text="The article's affected range, as written")
+    fixed_in = serializers.CharField()
+    note = serializers.CharField()
+
+
 class MatchOut(serializers.Serializer):
     slug = serializers.CharField()
     title = serializers.CharField()
@@ -165,6 +199,7 @@ class MatchOut(serializers.Serializer):
     why = serializers.ListField(child=serializers.CharField(), help_text=(
         "Why it was suggested, in words: the evidence line, the words its text shares with the paste, and a "
         "note when it is written for another component than the one the paste is from"))
+    version_check = VersionCheckOut(many=True, help_text="The article's version ranges against your versions")
 
 
 class MatchStatsOut(serializers.Serializer):
@@ -181,6 +216,8 @@ class MatchResponse(serializers.Serializer):
         "role `x`, from Karpenter\")"))
     components = serializers.ListField(child=serializers.CharField(),
                                        help_text="Components the paste is about, most mentioned first")
+    versions = serializers.DictField(child=serializers.CharField(),
+                                     help_text="The versions read from the text or given: {component: version}")
     stats = MatchStatsOut()
 
 
@@ -197,12 +234,18 @@ class AnalysisCreated(serializers.Serializer):
 class FindingOut(serializers.Serializer):
     kind = serializers.CharField()
     namespace = serializers.CharField()
-    name = serializers.CharField()
+    name = serializers.CharField(allow_blank=True,
+                                 help_text="Empty when the upload does not show the object (the detail says so)")
     problem = serializers.CharField(help_text="Short stable code, e.g. FailedScheduling.UntoleratedTaint")
     detail = serializers.CharField()
     evidence = serializers.ListField(child=serializers.CharField())
     severity = serializers.ChoiceField(choices=["critical", "warning", "info"])
-    articles = serializers.ListField(child=serializers.DictField(), help_text="Linked articles, best first")
+    members = serializers.ListField(child=serializers.CharField(),
+                                    help_text="For a finding about several pods of one owner: their names")
+    inferred = serializers.ListField(child=serializers.CharField(),
+                                     help_text="Members whose explanation comes from a sibling's event")
+    articles = serializers.ListField(child=serializers.DictField(),
+                                     help_text="Linked articles, best first, each with its version_check")
 
 
 class AnalysisOut(serializers.Serializer):
@@ -213,6 +256,8 @@ class AnalysisOut(serializers.Serializer):
     findings = FindingOut(many=True)
     matches = serializers.ListField(child=serializers.DictField(),
                                     help_text="Articles ranked across all findings (match API shape)")
+    versions = serializers.DictField(child=serializers.CharField(),
+                                     help_text="The versions read from the upload: {component: version}")
     summary = serializers.DictField()
     error = serializers.CharField(allow_null=True)
     sources = serializers.ListField(child=serializers.DictField())

@@ -258,11 +258,14 @@ class MatchView(BodySizeLimitMixin, APIView):
         examples=[OpenApiExample(
             "A FailedScheduling event",
             value={"text": "Warning  FailedScheduling  2m  default-scheduler  0/3 nodes are available: 3 node(s) "
-                           "had untolerated taint {karpenter.sh/controller: true}.", "limit": 3, "language": "en"},
+                           "had untolerated taint {karpenter.sh/controller: true}.", "limit": 3, "language": "en",
+                   "versions": {"Karpenter": "1.1.1"}},
             request_only=True)],
         description="Returns the matching articles ranked best first, with the lines of the paste that matched, "
                     "values captured from it, the most likely cause and its fix. `best` is null when no match "
-                    "is confident. Send `Accept: text/markdown` (or `?format=markdown`) for a chat-ready summary.",
+                    "is confident. `versions` (the KB's component names -> the version you run) adds to the versions "
+                    "read from the text; each match's `version_check` compares them with the article's version "
+                    "ranges. Send `Accept: text/markdown` (or `?format=markdown`) for a chat-ready summary.",
     )
     def post(self, request: Request) -> Response:
         if not isinstance(request.data, dict):
@@ -278,7 +281,7 @@ class MatchView(BodySizeLimitMixin, APIView):
             outcome = match_text(text=data["text"], limit=data["limit"], language=data["language"])
         except InputTooLarge as exc:
             raise PayloadTooLarge(str(exc)) from None
-        return Response(match_payload(outcome, request=request))
+        return Response(match_payload(outcome, request=request, versions=data["versions"]))
 
 
 class AnalysisCreate(BodySizeLimitMixin, APIView):

@@ -47,6 +47,12 @@ PROBLEM_CODES: dict[str, str] = {
     "Pod.FailedMount": "A volume could not be attached or mounted.",
     "Pod.SandboxCreationFailed": "The pod sandbox (network, IP address) could not be created.",
     "Pod.Terminating": "The pod is being deleted.",
+    "Pod.ContainerCreating": "The pod is stuck in ContainerCreating and the input does not say why.",
+    "Container.Restarts": "A container runs but has restarted many times after failing.",
+    "Container.OOMKilled": "A container runs but was OOMKilled (exit code 137) before its last restart.",
+    # events and logs
+    "Event.Warning": "A warning event that no other rule explains (one finding per reason and message).",
+    "Log.Error": "An error in a controller, kubelet or application log (one finding per message).",
     # nodes
     "Node.NotReady": "The kubelet reports the node NotReady.",
     "Node.Unknown": "The kubelet stopped posting node status.",
@@ -62,6 +68,10 @@ PROBLEM_CODES: dict[str, str] = {
     "NodeClaim.NotInitialized": "The node joined but did not finish initialising.",
     "NodeClaim.NotReady": "The NodeClaim is not Ready.",
     "NodeClaim.Drifted": "The NodeClaim drifted from its NodePool/EC2NodeClass and will be replaced.",
+    "NodeClaim.UnregisteredTaintNotFound": "The node joined without the karpenter.sh/unregistered taint "
+                                           "(custom AMI / userData), so Karpenter never registers it.",
+    "Karpenter.ConsolidationBlocked": "Karpenter may not consolidate or disrupt the node (PDB, do-not-disrupt, ...).",
+    "NodePool.LimitReached": "The NodePool reached one of its spec.limits: Karpenter launches no more nodes from it.",
     "NodeClaim.Warning": "The NodeClaim has warning events.",
     "NodePool.NotReady": "The NodePool is not Ready (e.g. its node class is not ready).",
     "EC2NodeClass.NotReady": "The EC2NodeClass is not Ready (subnets, security groups, AMIs, role).",

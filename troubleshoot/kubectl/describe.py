@@ -84,7 +84,11 @@ def split_objects(text: str) -> list[list[str]]:
 
 def _looks_like_table_header(text: str) -> bool:
     header = parse_header(text, describe_style=True)
-    return header is not None and header.names[0] in ("Type", "Reason", "Kind")
+    if header is None:
+        return False
+    # kubectl 1.x: Type Reason Age From Message; kubectl 0.x/1.0: FirstSeen LastSeen
+    # Count From SubobjectPath Reason Message, or From SubobjectPath Status Reason Message.
+    return header.names[0] in ("Type", "Reason", "Kind") or {"Reason", "Message"} <= set(header.names)
 
 
 def parse_object(lines: list[str]) -> DescribeObject:
@@ -175,7 +179,89 @@ _EVENT_TYPES = {"Normal", "Warning", "Error"}
 
 
 def read_events_table(node: DNode | None) -> list[TableRow]:
+    if node is not None and node.table and node.children:
+        header = parse_header(node.children[0].value, describe_style=True)
+        if header is not None and "Type" not in header.names:
+            return _read_old_events(node)
     return read_table(node, _EVENT_TYPES)
+
+
+_OLD_REASON = re.compile(r"^[A-Za-z]+$")
+
+
+def _read_old_events(node: DNode) -> list[TableRow]:
+    """Rows of the events table of kubectl 0.x/1.0, which has no Type column.
+
+    Its columns were separated by tabs, not aligned, so cells are found by
+    splitting; the Reason is the last one-word cell before the message.
+    """
+    rows: list[TableRow] = []
+    for child in node.children[1:]:
+        line = child.line
+        if is_dash_line(line.expandtabs(8)) or not line.strip():
+            continue
+        cells = [c.strip() for c in (line.split("\t") if "\t" in line else re.split(r"\s{2,}", line))]
+        cells = [c for c in cells if c]
+        reason_at = next((i for i in range(len(cells) - 2, -1, -1) if _OLD_REASON.match(cells[i])), -1)
+        if reason_at < 0:
+            if rows:
+                rows[-1].cells["Message"] = f"{rows[-1].cells['Message']} {line.strip()}".strip()
+                rows[-1].lines.append(line)
+            continue
+        source = next((c for c in cells[:reason_at] if c.startswith("{") or c in ("scheduler", "kubelet")), "")
+        rows.append(TableRow({"Type": "", "Reason": cells[reason_at], "Age": "", "From": source,
+                              "Message": " ".join(cells[reason_at + 1:])}, [line]))
+    return rows
+
+
+# ``kubectl describe pod`` pasted through a tool that dropped the indentation:
+# every line at column 0. The keys say where each line belongs.
+_POD_TOP_KEYS = frozenset({
+    "Name", "Namespace", "Priority", "Priority Class Name", "Service Account", "Node", "Start Time",
+    "Labels", "Annotations", "Status", "Reason", "Message", "IP", "IPs", "Controlled By", "Containers",
+    "Init Containers", "Conditions", "Volumes", "QoS Class", "Node-Selectors", "Tolerations", "Events",
+    "Nominated Node Name", "Readiness Gates", "Runtime Class Name", "SeccompProfile",
+})
+_CONTAINER_KEYS = frozenset({
+    "Container ID", "Image", "Image ID", "Port", "Ports", "Host Port", "Host Ports", "Command", "Args",
+    "State", "Last State", "Ready", "Restart Count", "Limits", "Requests", "Liveness", "Readiness",
+    "Startup", "Environment", "Environment Variables from", "Mounts", "SeccompProfile",
+})
+_STATE_KEYS = frozenset({"Started", "Finished", "Reason", "Exit Code", "Message", "Signal"})
+
+
+def reindent_flat(lines: list[str]) -> list[str]:
+    """Give a flattened ``describe pod`` its indentation back; other text is returned as is."""
+    body = [l for l in lines if l.strip()]
+    if len(body) < 8 or sum(1 for l in body if l[:1] in " \t") > len(body) // 10:
+        return lines
+    if not any(l.startswith("Containers:") for l in body):
+        return lines
+    out: list[str] = []
+    where = "top"          # top, containers, container, state
+    for line in lines:
+        m = _KEY.match(line.strip())
+        key = m.group("key") if m else None
+        if key in _POD_TOP_KEYS and not (where == "state" and key in _STATE_KEYS) \
+                and not (where in ("container", "state") and key in ("Ready", "Reason", "Message")):
+            where = "containers" if key in ("Containers", "Init Containers") else "top"
+            out.append(line)
+        elif where in ("containers", "container", "state") and key is not None and not m.group("value") \
+                and key not in _CONTAINER_KEYS and key not in _STATE_KEYS and key[:1].islower():
+            where = "container"
+            out.append("  " + line)
+        elif where in ("container", "state") and key in _STATE_KEYS and where == "state":
+            out.append("      " + line)
+        elif where in ("container", "state") and key in _CONTAINER_KEYS:
+            where = "state" if key in ("State", "Last State") else "container"
+            out.append("    " + line)
+        elif where == "top" and out and line.strip():
+            out.append("                " + line)   # continuation of Labels, Annotations, ...
+        elif where in ("container", "state") and line.strip():
+            out.append("      " + line)
+        else:
+            out.append(line)
+    return out
 
 
 def to_plain(node: DNode) -> object:

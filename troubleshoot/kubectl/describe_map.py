@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 from typing import Any
 
-from .describe import DescribeObject, DNode, parse_object, read_events_table, read_table, split_objects, to_plain
+from .describe import (
+    DescribeObject,
+    DNode,
+    parse_object,
+    read_events_table,
+    read_table,
+    reindent_flat,
+    split_objects,
+    to_plain,
+)
 from .parse_tables import ParseResult, command_namespace
-from .resources import Condition, Container, Event, Resource, canonical_kind
+from .resources import Condition, Container, Event, Resource, canonical_kind, event_type_for, normal_reason
 from .splitter import command_words
 from .structured import resource_from_object
 from .taints import parse_taint_text, parse_toleration_text
+from .textscan import kind_for_reasons, named_object, scheduler_reason
 
 _COUNT_OVER = re.compile(r"\(x(\d+) over")
 _REPLICAS = re.compile(r"(\d+) desired \| (\d+) updated \| (\d+) total \| (\d+) available"
@@ -60,8 +72,9 @@ def _events(obj: DescribeObject, kind: str, ns: str | None, name: str) -> list[E
     for row in read_events_table(obj.child("Events")):
         c = row.cells
         m = _COUNT_OVER.search(c.get("Age", ""))
+        reason = normal_reason(c.get("Reason", ""))
         events.append(Event(
-            type=c.get("Type", ""), reason=c.get("Reason", ""), message=c.get("Message", ""),
+            type=c.get("Type", "") or event_type_for(reason), reason=reason, message=c.get("Message", ""),
             kind=kind, namespace=ns, name=name, source=c.get("From", ""), age=c.get("Age", ""),
             count=int(m.group(1)) if m else 1, evidence=list(row.lines)))
     return events
@@ -140,6 +153,9 @@ def _pod(res: Resource, obj: DescribeObject) -> None:
     res.conditions = _table_conditions(obj.child("Conditions"))
     res.containers = _containers(obj.child("Init Containers"), True)
     res.containers.update(_containers(obj.child("Containers"), False))
+    if not res.containers and (obj.child("State") is not None or obj.child("Last State") is not None):
+        # a container's block pasted on its own: State / Last State / Restart Count at the top
+        res.containers = _containers(DNode(None, "", -1, "", [DNode("", "", 0, "", obj.top.children)]), False)
     regular = [c for c in res.containers.values() if not c.init]
     if regular and all(c.ready is not None for c in regular):
         res.ready = f"{sum(1 for c in regular if c.ready)}/{len(regular)}"
@@ -265,16 +281,26 @@ _MAPPERS = {"Pod": _pod, "Node": _node, "PersistentVolumeClaim": _pvc,
             "Deployment": _workload, "ReplicaSet": _workload}
 
 
-def parse_describe(text: str, command: str | None) -> ParseResult:
+def parse_describe(text: str, command: str | None, *, seq: Iterator[int] | None = None) -> ParseResult:
     result = ParseResult()
     cmd_ns = command_namespace(command)
+    seq = seq if seq is not None else itertools.count(1)
     for lines in split_objects(text):
-        obj = parse_object(lines)
+        obj = parse_object(reindent_flat(lines))
         name = obj.get("Name")
-        kind = detect_kind(obj, command)
-        if not name or not kind:
+        kind = detect_kind(obj, command) or fragment_kind(obj)
+        if kind == "Event":
+            event = _described_event(obj, lines)
+            if event is not None:
+                result.events.append(event)
+                continue
+        if not kind:
             result.unparsed.extend(lines)
             continue
+        anonymous = not name
+        if anonymous:
+            name = _name_from_command(command) or ""
+            anonymous = not name
         result.unparsed.extend(obj.unparsed)
         ns = _none(obj.get("Namespace")) or cmd_ns
         if kind in _MAPPERS:
@@ -282,13 +308,97 @@ def parse_describe(text: str, command: str | None) -> ParseResult:
             res.labels = _labels(obj.child("Labels"))
             _MAPPERS[kind](res, obj)
             res.evidence = [e for e in res.evidence if e]
+        elif anonymous:
+            res = Resource(kind=kind, namespace=ns, name=name, priority=2, sources={"describe"})
         else:
             crd = _crd(obj, kind)
             if crd is None:
                 result.unparsed.extend(lines)
                 continue
             res = crd
-        for event in _events(obj, kind, res.namespace, name):
+        owner = _owner(obj)
+        if owner:
+            res.fields["owner"] = owner
+        events = _events(obj, kind, res.namespace, name)
+        if anonymous:
+            named = next((n for e in events if (n := named_object(e)) is not None and n[0] == kind), None)
+            if named is not None:
+                res.namespace, res.name = named[1] if named[1] is not None else ns, named[2]
+            else:
+                res.name, res.namespace, res.anonymous = f"#{next(seq)}", "", True
+            if obj.keys() <= {"Events"}:
+                res.sources, res.priority = {"event"}, 0      # only events: nothing else is known of it
+            for event in events:
+                event.namespace, event.name = res.namespace, res.name
+        for event in events:
             res.add_event(event)
         result.resources.append(res)
     return result
+
+
+def _name_from_command(command: str | None) -> str:
+    words = command_words(command)
+    if len(words) >= 3 and words[1] == "describe":
+        rest = [w for w in words[2:] if not w.startswith("-")]
+        if len(rest) >= 2:
+            return rest[1]
+        if rest and "/" in rest[0]:
+            return rest[0].split("/", 1)[1]
+    return ""
+
+
+_OWNER = re.compile(r"^(?P<kind>\w+)/(?P<name>[\w.-]+)")
+
+
+def _owner(obj: DescribeObject) -> tuple[str, str] | None:
+    """The controller of a described object (``Controlled By: ReplicaSet/api-5d8f``)."""
+    for key in ("Controlled By", "Created By", "Controllers", "Replication Controllers"):
+        m = _OWNER.match(obj.get(key))
+        if m:
+            return canonical_kind(m.group("kind")), m.group("name")
+    return None
+
+
+# Condition types that tell which kind of object a Conditions table belongs to.
+_NODE_CONDITIONS = frozenset({"MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable",
+                              "OutOfDisk", "KernelDeadlock", "ReadonlyFilesystem"})
+_POD_CONDITIONS = frozenset({"PodScheduled", "Initialized", "ContainersReady", "PodReadyToStartContainers"})
+_NODECLAIM_CONDITIONS = frozenset({"Launched", "Registered", "Initialized", "Drifted", "Consolidatable",
+                                   "ConsolidationBlocked", "InstanceTerminating", "Empty", "Expired"})
+
+
+def fragment_kind(obj: DescribeObject) -> str:
+    """The kind of a describe fragment that has no ``Name:`` (or of an object
+    whose kind the keys do not give), from what the fragment shows."""
+    keys = obj.keys()
+    if keys & {"State", "Last State", "Restart Count", "Containers", "Init Containers", "QoS Class"}:
+        return "Pod"
+    if "Taints" in keys or "Allocated resources" in keys or "System Info" in keys:
+        return "Node"
+    types = {row.cells.get("Type", "") for row in read_table(obj.child("Conditions"))}
+    if types & _NODE_CONDITIONS:
+        return "Node"
+    if types & _POD_CONDITIONS:
+        return "Pod"
+    if "Events" in keys:
+        reasons = [normal_reason(r.cells.get("Reason", "")) for r in read_events_table(obj.child("Events"))]
+        if reasons:
+            return kind_for_reasons(reasons)
+    return ""
+
+
+def _described_event(obj: DescribeObject, lines: list[str]) -> Event | None:
+    """``kubectl describe event``: the Event object with its Involved Object."""
+    involved = obj.child("Involved Object")
+    message = obj.get("Message")
+    if involved is None and not message:
+        return None
+    reason = normal_reason(obj.get("Reason")) or scheduler_reason(message)
+    etype = obj.get("Type") or (event_type_for(reason) if reason else "")
+    kind = canonical_kind(involved.get("Kind")) if involved is not None and involved.get("Kind") else ""
+    evidence = [n.line for n in (obj.child("Message"), obj.child("Reason")) if n is not None and n.value]
+    count = obj.get("Count")
+    return Event(type=etype or "Warning", reason=reason, message=message, kind=kind,
+                 namespace=(involved.get("Namespace") if involved is not None else "") or None,
+                 name=involved.get("Name") if involved is not None else "",
+                 count=int(count) if count.isdigit() else 1, evidence=evidence or lines[:1])

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from .analyzers import ANALYZERS
+from .analyzers import ANALYZERS, POST_PASSES
+from .cleanup import clean_paste
 from .describe_map import parse_describe
 from .models import Finding, Report, Section, severity_rank
 from .parse_tables import TABLE_PARSERS, ParseResult, command_namespace
 from .resources import Inventory
 from .splitter import command_words, split_sections
 from .structured import load_json, load_yaml, parse_structured
+from .textscan import adopt_orphans, scan
 
 log = logging.getLogger(__name__)
 
@@ -45,19 +48,25 @@ def logs_target(command: str | None) -> str:
     return ""
 
 
-def parse_section(section: Section) -> ParseResult:
+def parse_section(section: Section, seq: Iterator[int] | None = None) -> ParseResult:
+    """Resources, events and log records of one section.
+
+    ``seq`` numbers the objects the upload shows only in part (describe
+    fragments, event rows without their object), so each stays distinct.
+    """
+    seq = seq if seq is not None else itertools.count(1)
     fmt = section.format
     if fmt in TABLE_PARSERS:
         return TABLE_PARSERS[fmt](section.text, section.command)
     if fmt == "describe":
-        return parse_describe(section.text, section.command)
+        return parse_describe(section.text, section.command, seq=seq)
     if fmt in ("yaml", "json"):
         docs = load_yaml(section.text) if fmt == "yaml" else load_json(section.text)
         result = ParseResult()
         if not docs:
             result.unparsed.append(section.text)
             return result
-        result.resources, result.events = parse_structured(docs)
+        result.resources, result.events = parse_structured(docs, seq)
         if not result.resources and not result.events:
             result.unparsed.append(section.text)
         _use_source_lines(section.text, result)
@@ -66,6 +75,10 @@ def parse_section(section: Section) -> ParseResult:
     if fmt == "logs":
         result.logs.append((command_namespace(section.command) or "",
                             logs_target(section.command), section.text))
+    found = scan(section.text, block_seq=seq)
+    result.resources, result.events, result.records = found.resources, found.events, found.records
+    # The whole text still goes to the matcher: a log line that yields no finding may
+    # be the very message an article is written for.
     result.unparsed.append(section.text)
     return result
 
@@ -105,7 +118,7 @@ def _use_source_lines(text: str, result: ParseResult) -> None:
 
 def dedupe(findings: list[Finding]) -> list[Finding]:
     """One finding per (kind, namespace, name, problem) with merged evidence."""
-    merged: dict[tuple[str, str, str, str], Finding] = {}
+    merged: dict[tuple[str, str, str, str, str], Finding] = {}
     for f in findings:
         existing = merged.get(f.key)
         if existing is None:
@@ -133,7 +146,7 @@ def analyze_text(text: str, *, progress: Progress | None = None) -> Report:
     """Parse everything kubectl-like in ``text`` and run every analyser."""
     if not isinstance(text, str):
         text = str(text or "")
-    text = text.replace("\x00", "")
+    text = clean_paste(text.replace("\x00", ""))
     _notify(progress, 0.0, "starting")
     try:
         sections = split_sections(text)
@@ -145,9 +158,10 @@ def analyze_text(text: str, *, progress: Progress | None = None) -> Report:
     inv = Inventory()
     unparsed: list[str] = []
     event_count = 0
+    seq = itertools.count(1)
     for section in sections:
         try:
-            result = parse_section(section)
+            result = parse_section(section, seq)
         except Exception:
             log.exception("parsing a %s section failed", section.format)
             unparsed.append(section.text)
@@ -159,7 +173,11 @@ def analyze_text(text: str, *, progress: Progress | None = None) -> Report:
         event_count += len(result.events)
         event_count += sum(len(r.events) for r in result.resources)
         inv.log_texts.extend(result.logs)
+        inv.log_records.extend(result.records)
         unparsed.extend(u for u in result.unparsed if u.strip())
+    for res in adopt_orphans(inv.orphan_events, seq):
+        inv.add(res)
+    inv.orphan_events = []
     inv.resolve_namespaces()
     _notify(progress, 0.6, f"parsed {len(inv)} object(s)")
 
@@ -169,6 +187,11 @@ def analyze_text(text: str, *, progress: Progress | None = None) -> Report:
             findings.extend(analyzer(inv))
         except Exception:
             log.exception("analyser %s failed", name)
+    for name, post in POST_PASSES:
+        try:
+            findings = post(inv, findings)
+        except Exception:
+            log.exception("post-pass %s failed", name)
     findings = dedupe(findings)
     _notify(progress, 0.9, f"{len(findings)} finding(s)")
 

@@ -29,10 +29,17 @@ class Finding:
     detail: str
     evidence: list[str] = field(default_factory=list)
     severity: str = "warning"
+    # Keeps findings apart that share kind, name and problem: the fragment an
+    # unnamed object came from, or the reason and message of a warning event.
+    subject: str = ""
+    # For a finding about several pods of one owner: their names, and those
+    # whose explanation comes from a sibling's event rather than their own.
+    members: list[str] = field(default_factory=list)
+    inferred: list[str] = field(default_factory=list)
 
     @property
-    def key(self) -> tuple[str, str, str, str]:
-        return (self.kind, self.namespace, self.name, self.problem)
+    def key(self) -> tuple[str, str, str, str, str]:
+        return (self.kind, self.namespace, self.name, self.problem, self.subject)
 
     def add_evidence(self, lines: list[str], limit: int = 20) -> None:
         """Append lines that are not already present, keeping order."""
@@ -53,6 +60,8 @@ class Finding:
             "detail": self.detail,
             "evidence": list(self.evidence),
             "severity": self.severity,
+            "members": list(self.members),
+            "inferred": list(self.inferred),
         }
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from .resources import Event, Resource, canonical_kind
+from .resources import Event, Resource, canonical_kind, event_type_for, normal_reason
 from .splitter import command_words
 from .tables import Header, parse_header, row_dict, split_row
 
@@ -20,6 +21,7 @@ class ParseResult:
     events: list[Event] = field(default_factory=list)
     unparsed: list[str] = field(default_factory=list)
     logs: list[tuple[str, str, str]] = field(default_factory=list)
+    records: list[Any] = field(default_factory=list)     # textscan.LogRecord
 
 
 def command_namespace(command: str | None) -> str | None:
@@ -69,7 +71,7 @@ def _generic(kind: str, text: str, command: str | None,
             result.unparsed.append(line)
             continue
         row = row_dict(header, cells)
-        rkind, name = _split_name(row.get("NAME", ""), kind)
+        rkind, name = _split_name(row.get("NAME") or row.get("POD", ""), kind)
         if not name:
             result.unparsed.append(line)
             continue
@@ -90,7 +92,7 @@ def _fill_pod(res: Resource, row: dict[str, str]) -> None:
     m = _RESTARTS.match(row.get("RESTARTS", ""))
     if m:
         res.restarts = int(m.group(1))
-    res.node_name = _none(row.get("NODE", ""))
+    res.node_name = _none(row.get("NODE", "") or row.get("HOST", "").rstrip("/"))
     if status == "Terminating":
         res.deleting = True
     phase = {
@@ -239,6 +241,9 @@ def _event_from_row(header: Header, cells: list[str], cmd_ns: str | None,
                     line: str) -> Event | None:
     row = row_dict(header, cells)
     etype = row.get("TYPE", "")
+    reason = normal_reason(row.get("REASON", ""))
+    if "TYPE" not in row and reason:
+        etype = event_type_for(reason)     # kubectl < 1.14 printed no TYPE column
     if etype not in ("Normal", "Warning", "Error"):
         return None
     obj = row.get("OBJECT", "")
@@ -255,14 +260,67 @@ def _event_from_row(header: Header, cells: list[str], cmd_ns: str | None,
     if m:
         count = int(m.group(1))
     return Event(
-        type=etype, reason=row.get("REASON", ""), message=row.get("MESSAGE", ""),
+        type=etype, reason=reason, message=row.get("MESSAGE", ""),
         kind=canonical_kind(kind) if kind else "", namespace=row.get("NAMESPACE") or cmd_ns,
         name=name, source=row.get("SOURCE", ""), age=row.get("LAST SEEN", row.get("LASTSEEN", "")),
         count=count, evidence=[line],
     )
 
 
+# ------------------------------------------------------- any other table
+
+_NODE_WORDS = frozenset({"Ready", "NotReady", "Unknown", "Ready,SchedulingDisabled", "NotReady,SchedulingDisabled"})
+_PVC_WORDS = frozenset({"Bound", "Lost"})
+_FILLERS: dict[str, Callable[[Resource, dict[str, str]], None]] = {}
+
+
+def _guess_kind(row: dict[str, str], command_kind: str) -> str:
+    """The kind of a row in a table whose columns are not a known layout."""
+    if command_kind:
+        return command_kind
+    status = row.get("STATUS", "")
+    if status in _NODE_WORDS and "READY" not in row:
+        return "Node"
+    if "/" in row.get("READY", "") and status:
+        return "Pod"
+    if status in _PVC_WORDS or (status == "Pending" and "VOLUME" in row):
+        return "PersistentVolumeClaim"
+    return ""
+
+
+def parse_generic(text: str, command: str | None) -> ParseResult:
+    """Tables with other columns (old kubectl, custom columns, ``get all`` sections): each row of a
+    kind the analysers know becomes a resource of the kind its NAME (``pod/x``), the command or its
+    STATUS tells; the text also goes to the matcher."""
+    result = ParseResult()
+    header, rows = _rows(text)
+    if header is None or "NAME" not in header.names:
+        result.unparsed.append(text)
+        return result
+    words = command_words(command)
+    target = words[2] if len(words) >= 3 and words[1] == "get" else ""
+    command_kind = canonical_kind(target) if target and not target.startswith("-") and target != "all" else ""
+    cmd_ns = command_namespace(command)
+    for line, cells in rows:
+        if cells is None:
+            continue
+        row = row_dict(header, cells)
+        kind, name = _split_name(row.get("NAME", ""), "")
+        kind = kind or _guess_kind(row, command_kind)
+        if kind not in _FILLERS or not name:
+            continue
+        res = Resource(kind=kind, namespace=row.get("NAMESPACE") or cmd_ns, name=name, priority=1,
+                       evidence=[line], sources={"table"})
+        filler = _FILLERS.get(kind)
+        if filler is not None:
+            filler(res, row)
+        result.resources.append(res)
+    result.unparsed.append(text)    # its columns may still be what an article describes (HPA TARGETS, ...)
+    return result
+
+
 TABLE_PARSERS: dict[str, Callable[[str, str | None], ParseResult]] = {
+    "generic-table": parse_generic,
     "pods-table": parse_pods,
     "nodes-table": parse_nodes,
     "events-table": parse_events,
@@ -273,3 +331,7 @@ TABLE_PARSERS: dict[str, Callable[[str, str | None], ParseResult]] = {
     "deployments-table": parse_deployments,
     "replicasets-table": parse_replicasets,
 }
+
+_FILLERS.update({"Pod": _fill_pod, "Node": _fill_node, "PersistentVolumeClaim": _fill_pvc,
+                 "Deployment": _fill_deployment, "ReplicaSet": _fill_replicaset,
+                 "NodeClaim": _fill_nodeclaim, "NodePool": _fill_ready_only, "EC2NodeClass": _fill_ready_only})

@@ -41,6 +41,33 @@ KIND_ALIASES = {
 }
 
 
+# Event reasons that are warnings, for layouts that print no TYPE column
+# (kubectl before 1.14, pasted event rows without their header).
+_WARNING_REASONS = frozenset({
+    "BackOff", "Unhealthy", "Evicted", "Preempted", "OOMKilling", "ProbeWarning", "NetworkNotReady",
+    "SystemOOM", "Rebooted", "ContainerGCFailed", "ImageGCFailed", "EvictionThresholdMet",
+    "FreeDiskSpaceFailed", "InvalidDiskCapacity", "ExceededGracePeriod", "NodeNotSchedulable",
+    "SandboxChanged", "DisruptionBlocked", "InsufficientCapacityError", "TerminationGracePeriodExpiring",
+})
+_WARNING_PREFIXES = ("Failed", "Err", "Invalid", "Insufficient", "Unable", "Error", "Missing")
+
+
+def normal_reason(reason: str) -> str:
+    """``failedScheduling`` (kubectl 0.x/1.0) reads as ``FailedScheduling``."""
+    reason = reason.strip()
+    if reason[:1].islower() and reason.isalnum():
+        return reason[0].upper() + reason[1:]
+    return reason
+
+
+def event_type_for(reason: str) -> str:
+    """Warning or Normal, judged from the reason alone."""
+    reason = normal_reason(reason)
+    if reason in _WARNING_REASONS or reason.startswith(_WARNING_PREFIXES):
+        return "Warning"
+    return "Normal"
+
+
 def canonical_kind(kind: str) -> str:
     """Map ``pod``/``pods``/``nodeclaim.karpenter.sh`` to the API kind name."""
     base = kind.strip().split(".", 1)[0]
@@ -130,6 +157,9 @@ class Resource:
     events: list[Event] = field(default_factory=list)
     evidence: list[str] = field(default_factory=list)
     sources: set[str] = field(default_factory=set)
+    # True for an object the upload shows only in part (a describe fragment or
+    # event rows without their ``Name:``): ``name`` is then a placeholder.
+    anonymous: bool = False
 
     @property
     def key(self) -> tuple[str, str | None, str]:
@@ -160,10 +190,19 @@ class Resource:
 
     def merge(self, other: Resource) -> None:
         override = other.priority >= self.priority
+        # A table's STATUS word that names a container's trouble (CrashLoopBackOff) says more than a
+        # describe's phase (Running) when the describe shows no container state (it was cut short).
+        keep_status = (self.status not in ("", "Running", "Pending") and other.status in ("Running", "Pending")
+                       and not any(c.state for c in other.containers.values()))
         for name in ("status", "phase", "reason", "message", "node_name", "ready"):
             new = getattr(other, name)
+            if name == "status" and keep_status:
+                continue
             if new and (override or not getattr(self, name)):
                 setattr(self, name, new)
+        if (other.status not in ("", "Running", "Pending") and self.status in ("Running", "Pending")
+                and not any(c.state for c in self.containers.values())):
+            self.status = other.status
         if other.restarts is not None and (override or self.restarts is None):
             self.restarts = other.restarts
         self.deleting = self.deleting or other.deleting
@@ -211,10 +250,11 @@ class Inventory:
         self._items: dict[tuple[str, str | None, str], Resource] = {}
         self.orphan_events: list[Event] = []
         self.log_texts: list[tuple[str, str, str]] = []   # (namespace, pod, text)
+        self.log_records: list[Any] = []                  # textscan.LogRecord
 
     # -- adding -------------------------------------------------------------
     def add(self, res: Resource) -> Resource:
-        if res.kind in CLUSTER_SCOPED:
+        if res.kind in CLUSTER_SCOPED or res.anonymous:
             res.namespace = ""
         existing = self._items.get(res.key)
         if existing is None:

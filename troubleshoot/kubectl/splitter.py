@@ -32,8 +32,13 @@ _BARE_CMD = re.compile(
 )
 
 _DESCRIBE_START = re.compile(r"^Name:\s+\S")
+# Blocks of ``kubectl describe`` that people paste on their own, without the
+# ``Name:`` line above them.
+_FRAGMENT_START = re.compile(
+    r"^(?:(?:Events|Conditions|Containers|Init Containers|Taints|Involved Object):\s*(?:<none>)?$"
+    r"|State:\s+(?:Waiting|Running|Terminated)\s*$|Last State:\s+Terminated\s*$)")
 _DESCRIBE_KEY = re.compile(r"^[A-Z][\w.()/'-]*(?: [\w.()/'-]+)*:(?:\s|$)")
-_YAML_START = re.compile(r"^(?:---\s*$|apiVersion:|kind:\s|items:|- apiVersion:)")
+_YAML_START = re.compile(r"^(?:---\s*$|apiVersion:|kind:\s|items:|- apiVersion:|status:\s*$)")
 _YAML_LINE = re.compile(r"^(?:[a-z_][\w.-]*:(?:\s|$)|[\"'][^\"']+[\"']:|-\s|-$|---|\.\.\.|#)")
 _JSON_START = re.compile(r"^[{\[]\s*$|^\{\s*\"")
 _FORMAT_BY_COLUMNS = (
@@ -44,6 +49,7 @@ _FORMAT_BY_COLUMNS = (
     ("nodepools-table", ("NAME", "NODECLASS")),
     ("pvc-table", ("NAME", "STATUS", "VOLUME", "CAPACITY", "STORAGECLASS")),
     ("deployments-table", ("NAME", "READY", "UP-TO-DATE", "AVAILABLE")),
+    ("deployments-table", ("NAME", "DESIRED", "CURRENT", "UP-TO-DATE", "AVAILABLE")),   # kubectl < 1.15
     ("replicasets-table", ("NAME", "DESIRED", "CURRENT", "READY")),
 )
 
@@ -89,6 +95,8 @@ def table_format(header_line: str, command: str | None = None) -> str | None:
         return None
     names = set(header.names)
     if not ({"NAME", "NAMESPACE", "LAST SEEN", "LASTSEEN"} & names):
+        if "POD" in names and "STATUS" in names:
+            return "pods-table"    # kubectl 0.x: POD  IP  CONTAINER(S)  IMAGE(S)  HOST  LABELS  STATUS
         return None
     if ("LAST SEEN" in names or "LASTSEEN" in names or "TYPE" in names) and {"REASON", "MESSAGE"} <= names:
         return "events-table"
@@ -103,7 +111,18 @@ def table_format(header_line: str, command: str | None = None) -> str | None:
         return "nodepools-table"
     if target.startswith("nodeclaim"):
         return "nodeclaims-table"
+    if "STATUS" in names and target in _TABLE_BY_TARGET:
+        return _TABLE_BY_TARGET[target]
     return "generic-table"
+
+
+# ``kubectl get <target>`` whose columns are not the usual ones (old releases,
+# ``-o custom-columns``, a shortened copy).
+_TABLE_BY_TARGET = {
+    "pods": "pods-table", "pod": "pods-table", "po": "pods-table",
+    "nodes": "nodes-table", "node": "nodes-table", "no": "nodes-table", "minions": "nodes-table",
+    "pvc": "pvc-table", "persistentvolumeclaims": "pvc-table",
+}
 
 
 def _get_target(words: list[str]) -> str:
@@ -121,9 +140,11 @@ def _block_start(line: str, command: str | None) -> str | None:
     first = line[0]
     if first == "N" and _DESCRIBE_START.match(line):
         return "describe"
+    if first in "CEILST" and _FRAGMENT_START.match(line):
+        return "describe"
     if first in "{[" and _JSON_START.match(line):
         return "json"
-    if first in "-aki" and _YAML_START.match(line):
+    if first in "-akis" and _YAML_START.match(line):
         return "yaml"
     if "A" <= first <= "Z" and ":" not in line and ("  " in line or line.isupper()):
         return table_format(line, command)
@@ -172,8 +193,10 @@ def _segment(lines: list[str], start: int, command: str | None) -> list[Section]
                 close(i)
             continue
         kind = _block_start(line, command) if line.strip() else None
-        if kind == "json" and _json_depth_delta(line) == 0:
+        if kind == "json" and _json_depth_delta(line) == 0 and not _object_line(line):
             kind = None   # one JSON object per line: structured logs
+        if kind == "describe" and cur_fmt == "describe" and not _DESCRIBE_START.match(line):
+            kind = None   # a block inside the describe output being read
         if kind is not None and not (kind == "yaml" and cur_fmt == "yaml"):
             close(i)
             cur_fmt, cur_start = kind, i
@@ -223,6 +246,15 @@ def _continues(fmt: str, line: str) -> bool:
         return True
     # tables: any non-blank line continues (wrapped messages included)
     return True
+
+
+_OBJECT_KEYS = ('"kind"', '"status"', '"containerStatuses"', '"conditions"', '"items"')
+
+
+def _object_line(line: str) -> bool:
+    """A Kubernetes object (or its status) printed as JSON on one line, not a JSON log record."""
+    head = line[:400]
+    return any(k in head for k in _OBJECT_KEYS) and '"level"' not in line and '"msg"' not in line
 
 
 def _json_depth_delta(line: str) -> int:

@@ -8,7 +8,7 @@ those fields read in the YAML itself.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import yaml
@@ -20,20 +20,31 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_yaml(text: str) -> list[Any]:
-    """All documents of a YAML stream; a broken document is skipped."""
+    """All documents of a YAML stream; a broken document is skipped, and the last one, when a
+    paste was cut off mid-line (``sourc``), loses its last lines rather than everything."""
     try:
         return [d for d in yaml.load_all(text, Loader=_Loader) if d is not None]
     except yaml.YAMLError:
         pass
     docs: list[Any] = []
-    for part in text.split("\n---"):
-        try:
-            doc = yaml.load(part, Loader=_Loader)
-        except yaml.YAMLError:
-            continue
+    parts = text.split("\n---")
+    for i, part in enumerate(parts):
+        doc = _load_one(part, trim=i == len(parts) - 1)
         if doc is not None:
             docs.append(doc)
     return docs
+
+
+def _load_one(part: str, *, trim: bool) -> Any:
+    lines = part.rstrip().split("\n")
+    for cut in range(0, min(6, len(lines)) if trim else 1):
+        try:
+            doc = yaml.load("\n".join(lines[:len(lines) - cut]), Loader=_Loader)
+        except yaml.YAMLError:
+            continue
+        if doc is not None:
+            return doc
+    return None
 
 
 def load_json(text: str) -> list[Any]:
@@ -99,11 +110,25 @@ def _ev(key: str, value: Any) -> str:
     return f"{key}: {_s(value)}"
 
 
+def _plain_keys(c: dict[str, Any]) -> dict[str, Any]:
+    """``Type`` / ``Last Transition Time`` (describe spelling pasted as YAML) -> ``type`` / ``lastTransitionTime``."""
+    out = {}
+    for k, v in c.items():
+        words = str(k).split()
+        key = (words[0][:1].lower() + words[0][1:] + "".join(w[:1].upper() + w[1:] for w in words[1:])) if words else k
+        out[key] = v
+    return out
+
+
 def conditions_from(items: Any) -> dict[str, Condition]:
     result: dict[str, Condition] = {}
+    if isinstance(items, dict):
+        items = [items]
     if not isinstance(items, list):
         return result
     for c in items:
+        if isinstance(c, dict) and "type" not in c:
+            c = _plain_keys(c)
         if not isinstance(c, dict) or not c.get("type"):
             continue
         cond = Condition(_s(c.get("type")), _s(c.get("status")), _s(c.get("reason")),
@@ -248,7 +273,7 @@ def _workload(res: Resource, obj: dict[str, Any]) -> None:
 
 
 _FILLERS = {
-    "Pod": _pod, "Node": _node, "NodeClaim": _karpenter, "NodePool": _karpenter,
+    "Pod": _pod, "Node": _node, "NodeClaim": _karpenter, "NodePool": _karpenter, "Machine": _karpenter,
     "EC2NodeClass": _karpenter, "PersistentVolumeClaim": _pvc, "Deployment": _workload,
     "ReplicaSet": _workload, "StatefulSet": _workload,
 }
@@ -270,8 +295,52 @@ def event_from_object(obj: dict[str, Any]) -> Event:
                  name=_s(inv.get("name")), source=source, count=count, evidence=evidence)
 
 
-def resource_from_object(obj: dict[str, Any]) -> Resource | Event | None:
+_NODE_CONDITION_TYPES = {"MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable", "OutOfDisk"}
+_NODECLAIM_CONDITION_TYPES = {"Launched", "Registered", "Initialized", "Drifted", "ConsolidationBlocked"}
+_NODEPOOL_CONDITION_TYPES = {"NodeClassReady", "NodeRegistrationHealthy"}
+_NODECLASS_CONDITION_TYPES = {"SubnetsReady", "SecurityGroupsReady", "InstanceProfileReady", "AMIsReady"}
+
+
+def infer_kind(obj: dict[str, Any]) -> str:
+    """The kind of an object pasted without ``kind:`` (a ``status:`` block, a bare ``conditions`` list)."""
+    status = obj.get("status") if isinstance(obj.get("status"), dict) else obj
+    if not isinstance(status, dict):
+        return ""
+    if "containerStatuses" in status or "initContainerStatuses" in status or "podIP" in status:
+        return "Pod"
+    conds = status.get("conditions")
+    if isinstance(conds, dict):
+        conds = [conds]
+    types = {str(_plain_keys(c).get("type", "")) for c in conds or [] if isinstance(c, dict)}
+    if types & _NODE_CONDITION_TYPES:
+        return "Node"
+    if types & _NODECLAIM_CONDITION_TYPES:
+        return "NodeClaim"
+    if types & _NODEPOOL_CONDITION_TYPES:
+        return "NodePool"
+    if types & _NODECLASS_CONDITION_TYPES:
+        return "EC2NodeClass"
+    if types & {"PodScheduled", "ContainersReady", "Initialized"} or "phase" in status:
+        return "Pod"
+    return ""
+
+
+def resource_from_object(obj: dict[str, Any], seq: Iterator[int] | None = None) -> Resource | Event | None:
     kind = _s(obj.get("kind"))
+    if not kind and seq is not None:
+        # a status block pasted on its own: an object the upload shows only in part
+        kind = infer_kind(obj)
+        if not kind:
+            return None
+        name = _s(_d(obj, "metadata", "name"))
+        if "status" not in obj:
+            obj = {"status": obj}
+        res = Resource(kind=kind, namespace=None if name else "", name=name or f"#{next(seq)}", priority=3,
+                       sources={"structured"}, anonymous=not name)
+        filler = _FILLERS.get(kind)
+        if filler is not None:
+            filler(res, obj)
+        return res
     if not kind:
         return None
     if kind == "Event":
@@ -293,12 +362,12 @@ def resource_from_object(obj: dict[str, Any]) -> Resource | Event | None:
     return res
 
 
-def parse_structured(docs: list[Any]) -> tuple[list[Resource], list[Event]]:
+def parse_structured(docs: list[Any], seq: Iterator[int] | None = None) -> tuple[list[Resource], list[Event]]:
     resources: list[Resource] = []
     events: list[Event] = []
     for doc in docs:
         for obj in iter_objects(doc):
-            item = resource_from_object(obj)
+            item = resource_from_object(obj, seq)
             if isinstance(item, Event):
                 events.append(item)
             elif item is not None:

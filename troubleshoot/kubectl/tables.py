@@ -156,7 +156,7 @@ def _plausible(header: Header, cells: list[str]) -> bool:
     for name, cell in zip(header.names, cells):
         if name in _FREE_TEXT:
             continue
-        if "   " in cell:
+        if "  " in cell:     # tabwriter pads columns with 2+ spaces; no value has two in a row
             return False
     return True
 

@@ -19,3 +19,22 @@ def fixbody(text: str) -> Markup:
     from troubleshoot.engine.fill import render_defaults
 
     return render_markdown(render_defaults(text or ""))
+
+
+@register.filter(name="version_note")
+def version_note(row: dict) -> str:
+    """One ``version_check`` row as a sentence: "You run Karpenter 1.1.1: affected, fixed in 1.1.2."."""
+    from django.utils.translation import gettext as _
+
+    values = {"component": row.get("component", ""), "version": row.get("version", ""),
+              "affected": row.get("affected", ""), "fixed": row.get("fixed_in", "")}
+    state = row.get("status")
+    if state == "fixed":
+        return _("You run %(component)s %(version)s: fixed in %(fixed)s.") % values
+    if state == "affected":
+        if values["fixed"]:
+            return _("You run %(component)s %(version)s: affected, fixed in %(fixed)s.") % values
+        return _("You run %(component)s %(version)s: affected (%(affected)s).") % values
+    if state == "unaffected":
+        return _("You run %(component)s %(version)s: not affected (%(affected)s).") % values
+    return _("You run %(component)s %(version)s: cannot tell from the range (%(affected)s).") % values

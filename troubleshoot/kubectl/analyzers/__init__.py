@@ -6,9 +6,10 @@ from collections.abc import Callable
 
 from ..models import Finding
 from ..resources import Inventory
-from . import containers, karpenter, logs, nodes, pods, scheduling, storage, taints, workloads
+from . import containers, events, karpenter, logs, nodes, owners, pods, scheduling, storage, taints, workloads
 
 Analyzer = Callable[[Inventory], list[Finding]]
+PostPass = Callable[[Inventory, list[Finding]], list[Finding]]
 
 ANALYZERS: tuple[tuple[str, Analyzer], ...] = (
     ("scheduling", scheduling.analyze),
@@ -22,4 +23,10 @@ ANALYZERS: tuple[tuple[str, Analyzer], ...] = (
     ("logs", logs.analyze),
 )
 
-__all__ = ["ANALYZERS", "Analyzer"]
+# Run in order over all findings once every analyser is done.
+POST_PASSES: tuple[tuple[str, PostPass], ...] = (
+    ("unexplained warning events", events.unexplained),
+    ("pods of one owner", owners.group),
+)
+
+__all__ = ["ANALYZERS", "POST_PASSES", "Analyzer", "PostPass"]

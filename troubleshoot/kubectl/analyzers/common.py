@@ -16,15 +16,20 @@ CONTAINER_REASONS = frozenset({
 })
 
 
+NOT_IN_UPLOAD = "(object not in the upload)"
+
+
 def make(res: Resource, problem: str, detail: str, evidence: Iterable[str],
          severity: str) -> Finding:
-    f = Finding(kind=res.kind, namespace=res.ns, name=res.name, problem=problem,
-                detail=detail, severity=severity)
+    f = Finding(kind=res.kind, namespace=res.ns, name="" if res.anonymous else res.name, problem=problem,
+                detail=detail, severity=severity, subject=res.name if res.anonymous else "")
     f.add_evidence([e for e in evidence if e])
     return f
 
 
 def ref(res: Resource) -> str:
+    if res.anonymous:
+        return NOT_IN_UPLOAD
     return f"{res.namespace}/{res.name}" if res.namespace else res.name
 
 
@@ -94,6 +99,6 @@ def not_ready(pod: Resource) -> bool:
 
 
 def container_label(c: Container | None) -> str:
-    if c is None:
+    if c is None or not c.name:
         return "a container"
     return f"{'init container' if c.init else 'container'} {c.name}"

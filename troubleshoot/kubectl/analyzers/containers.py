@@ -190,12 +190,38 @@ def _arch_from_exit(pod: Resource) -> list[Finding]:
     return []
 
 
+RESTARTS_WORTH_A_LOOK = 3
+
+
+def _restarts(pod: Resource, items: list[tuple[Container | None, str]]) -> list[Finding]:
+    """A container that runs now but has restarted again and again after failing."""
+    if items or (pod.restarts or 0) < RESTARTS_WORTH_A_LOOK:
+        return []
+    findings = []
+    for c in pod.containers.values():
+        if (c.restart_count or 0) < RESTARTS_WORTH_A_LOOK or c.last_state != "Terminated":
+            continue
+        if c.last_reason == "Completed" or c.last_exit_code == 0:
+            continue
+        oom = c.last_reason == "OOMKilled" or c.last_exit_code == 137
+        how = f"last exit: {c.last_reason or 'terminated'}"
+        if c.last_exit_code is not None:
+            meaning = _EXIT_MEANING.get(c.last_exit_code, "")
+            how += f", code {c.last_exit_code}" + (f" ({meaning})" if meaning else "")
+        detail = (f"{container_label(c).capitalize()} in pod {ref(pod)} has restarted {c.restart_count} times "
+                  f"({how}); it runs again now, but keeps failing.")
+        findings.append(make(pod, "Container.OOMKilled" if oom else "Container.Restarts", detail,
+                             pod.evidence[:1] + c.evidence, "warning"))
+    return findings
+
+
 def analyze(inv: Inventory) -> list[Finding]:
     findings: list[Finding] = []
     for pod in inv.of_kind("Pod"):
         if pod.phase == "Succeeded":
             continue
         items = waiting(pod)
+        findings += _restarts(pod, items)
         if not items and fully_ready(pod) and not only_from_events(pod):
             continue
         findings += _crash_findings(pod, items)

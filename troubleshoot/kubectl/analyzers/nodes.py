@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..models import Finding
 from ..resources import Condition, Inventory, Resource
-from .common import event_lines, make, only_from_events
+from .common import event_lines, make, only_from_events, ref
 
 PRESSURE = {
     "MemoryPressure": ("Node.MemoryPressure", "is low on memory"),
@@ -36,17 +36,17 @@ def _ready(node: Resource) -> list[Finding]:
         code = "Node.Unknown" if unknown else "Node.NotReady"
         lead = ("the kubelet stopped posting node status (node unreachable or kubelet down)"
                 if unknown else "the kubelet reports it NotReady")
-        detail = f"Node {node.name} is {'Unknown' if unknown else 'NotReady'}: {lead}. {_cond_text(cond)}"
+        detail = f"Node {ref(node)} is {'Unknown' if unknown else 'NotReady'}: {lead}. {_cond_text(cond)}"
         evidence = node.evidence[:1] + cond.evidence + event_lines(events, 4)
         return [make(node, code, detail, evidence, "critical")]
     if status_word in ("NotReady", "Unknown"):
         code = "Node.Unknown" if status_word == "Unknown" else "Node.NotReady"
-        detail = f"Node {node.name} is {status_word} (from kubectl get nodes; no condition details in the input)."
+        detail = f"Node {ref(node)} is {status_word} (from kubectl get nodes; no condition details in the input)."
         return [make(node, code, detail, node.evidence[:1] + event_lines(events, 4), "critical")]
     notready_events = [e for e in node.events if e.reason == "NodeNotReady"]
     if notready_events and only_from_events(node):
         return [make(node, "Node.NotReady",
-                     f"Node {node.name} was reported NotReady: {notready_events[0].message}",
+                     f"Node {ref(node)} was reported NotReady: {notready_events[0].message}",
                      event_lines(notready_events, 3), "warning")]
     return []
 
@@ -57,7 +57,7 @@ def _pressure(node: Resource) -> list[Finding]:
         cond = node.conditions.get(ctype)
         if cond is None or cond.status != "True":
             continue
-        detail = f"Node {node.name} {words}: {_cond_text(cond)}"
+        detail = f"Node {ref(node)} {words}: {_cond_text(cond)}"
         findings.append(make(node, code, detail, node.evidence[:1] + cond.evidence,
                              "critical" if ctype == "NetworkUnavailable" else "warning"))
     return findings
@@ -67,7 +67,7 @@ def _cordoned(node: Resource) -> list[Finding]:
     if not node.fields.get("unschedulable"):
         return []
     return [make(node, "Node.Unschedulable",
-                 f"Node {node.name} is cordoned (SchedulingDisabled): no new pods will be placed on it.",
+                 f"Node {ref(node)} is cordoned (SchedulingDisabled): no new pods will be placed on it.",
                  node.evidence[:1], "info")]
 
 

@@ -6,7 +6,7 @@ import re
 
 from ..models import Finding
 from ..resources import Inventory, Resource
-from .common import event_lines, make, not_ready, only_from_events, ref, waiting
+from .common import event_lines, known_pending, make, not_ready, only_from_events, ref, waiting
 
 _READINESS = re.compile(r"readiness probe failed", re.I)
 _EVICT_RESOURCE = re.compile(r"low on resource: ([\w.-]+)")
@@ -53,13 +53,32 @@ def _sandbox(pod: Resource) -> list[Finding]:
     events = [e for e in pod.events if e.is_warning and e.reason == "FailedCreatePodSandBox"]
     if not events or (pod.phase == "Running" and not only_from_events(pod)):
         return []
-    message = events[-1].message
+    message = max((e.message for e in events), key=len)     # pasted rows are often cut short
     hint = ""
     if "assign an IP address" in message or "ipamd" in message.lower() or "no available IP" in message:
         hint = " The VPC CNI could not give the pod an IP address (subnet or ENI IPs exhausted, or ipamd down)."
     return [make(pod, "Pod.SandboxCreationFailed",
                  f"Pod {ref(pod)} cannot get its sandbox created: {message[:300]}{hint}",
                  pod.evidence[:1] + event_lines(events, 3), "critical")]
+
+
+_CREATING_EXPLAINED = ("FailedMount", "FailedAttachVolume", "FailedCreatePodSandBox", "Failed", "BackOff")
+
+
+def _creating(pod: Resource) -> list[Finding]:
+    """Stuck in ContainerCreating with nothing in the upload that says why."""
+    stuck = pod.status == "ContainerCreating" or (bool(pod.containers) and any(
+        c.state == "Waiting" and c.reason == "ContainerCreating" for c in pod.containers.values()))
+    # kubectl 0.x: Pending with a HOST, no container detail
+    stuck = stuck or (bool(pod.node_name) and known_pending(pod) and not pod.containers and not waiting(pod))
+    if not stuck or pod.deleting or any(e.is_warning and e.reason in _CREATING_EXPLAINED for e in pod.events):
+        return []
+    evidence = pod.evidence[:2] + [line for c in pod.containers.values() if c.reason == "ContainerCreating"
+                                   for line in c.evidence]
+    return [make(pod, "Pod.ContainerCreating",
+                 f"Pod {ref(pod)} is stuck in ContainerCreating: it is on a node but its containers are not "
+                 "created, and no event in the upload says why (its events usually name a volume that does "
+                 "not mount or a sandbox/network that cannot be set up).", evidence, "warning")]
 
 
 def _terminating(pod: Resource) -> list[Finding]:
@@ -77,5 +96,6 @@ def analyze(inv: Inventory) -> list[Finding]:
         findings += _readiness(pod)
         findings += _mounts(pod)
         findings += _sandbox(pod)
+        findings += _creating(pod)
         findings += _terminating(pod)
     return findings

@@ -28,8 +28,26 @@ class Cause:
     text: str = ""
 
 
+# Predicate names the scheduler printed before Kubernetes 1.10
+# ("Failed for reason PodFitsResources", "... predicates: Insufficient cpu (19), PodToleratesNodeTaints (10)").
+_PREDICATES = (
+    ("podtoleratesnodetaints", "FailedScheduling.UntoleratedTaint"),
+    ("podfitsresources", "FailedScheduling.InsufficientResources"),
+    ("podexceedsfree", "FailedScheduling.InsufficientResources"),
+    ("podfitshostports", "FailedScheduling.PortConflict"),
+    ("podfitsports", "FailedScheduling.PortConflict"),
+    ("matchnodeselector", "FailedScheduling.NodeAffinity"),
+    ("novolumezoneconflict", "FailedScheduling.VolumeNodeAffinityConflict"),
+    ("maxebsvolumecount", "FailedScheduling.VolumeLimits"),
+)
+_OLD_CLAUSE = re.compile(r"^(.*?)\s*\((\d+)\)$")
+
+
 def _clause_cause(count: int | None, text: str) -> Cause:
     low = text.lower()
+    for predicate, code in _PREDICATES:
+        if predicate in low and not ("insufficient" in low and code.endswith("UntoleratedTaint")):
+            return Cause(code, count, resources=_INSUFFICIENT.findall(text), text=text)
     if "taint" in low and ("untolerated" in low or "didn't tolerate" in low or "had taint" in low):
         return Cause("FailedScheduling.UntoleratedTaint", count, taints=taints_in_scheduler_message(text),
                      text=text)
@@ -55,7 +73,7 @@ def _clause_cause(count: int | None, text: str) -> Cause:
         return Cause("FailedScheduling.PortConflict", count, text=text)
     if "max volume count" in low:
         return Cause("FailedScheduling.VolumeLimits", count, text=text)
-    if "no nodes available" in low:
+    if "no nodes available" in low or "no minions available" in low:
         return Cause("FailedScheduling.NoNodes", 0, text=text)
     return Cause("FailedScheduling.Other", count, text=text)
 
@@ -68,13 +86,23 @@ def classify_scheduling(message: str) -> list[Cause]:
         return [Cause("FailedScheduling.FargateProfile", text=message)]
     main = re.split(r"\s*preemption:", message, maxsplit=1)[0].strip()
     _, sep, rest = main.partition("nodes are available:")
+    old = False
+    if not sep:
+        _, sep, rest = main.partition("match all of the predicates:")
+        if not sep:
+            _, sep, rest = main.partition("match all of the following predicates:")
+        old = bool(sep)
     if not sep:
         return [_clause_cause(None, main)]
     causes: dict[str, Cause] = {}
-    for clause in _CLAUSE_SPLIT.split(rest.strip().rstrip(".")):
+    clauses = re.split(r",\s+", rest.strip().rstrip(".")) if old else _CLAUSE_SPLIT.split(rest.strip().rstrip("."))
+    for clause in clauses:
         clause = clause.strip()
-        m = _CLAUSE.match(clause)
-        count, text = (int(m.group(1)), m.group(2)) if m else (None, clause)
+        m = _OLD_CLAUSE.match(clause) if old else _CLAUSE.match(clause)
+        if m and old:
+            count, text = int(m.group(2)), m.group(1)
+        else:
+            count, text = (int(m.group(1)), m.group(2)) if m else (None, clause)
         cause = _clause_cause(count, text)
         if cause.code in causes:
             prev = causes[cause.code]
@@ -121,7 +149,9 @@ def _detail(pod: Resource, cause: Cause, total: str, effects: dict[tuple[str, st
     n = f"{cause.nodes} node(s)" if cause.nodes is not None else "nodes"
     code = cause.code
     if code == "FailedScheduling.UntoleratedTaint":
-        return (f"{who}: {n}{total} have taint {_taint_names(cause.taints, effects) or 'unknown'} "
+        if not cause.taints:
+            return f"{who}: {n}{total} have taints that the pod does not tolerate (the message does not name them)."
+        return (f"{who}: {n}{total} have taint {_taint_names(cause.taints, effects)} "
                 "that the pod does not tolerate.")
     if code == "FailedScheduling.InsufficientResources":
         return f"{who}: {n}{total} lack free {', '.join(cause.resources) or 'resources'} for the pod's requests."
@@ -140,6 +170,8 @@ def _detail(pod: Resource, cause: Cause, total: str, effects: dict[tuple[str, st
     if code == "FailedScheduling.VolumeNodeAffinityConflict":
         return (f"{who}: {n}{total} are in a different zone/topology than the pod's "
                 "PersistentVolume (volume node affinity conflict).")
+    if code == "FailedScheduling.NoNodes":
+        return f"{who}: the scheduler sees no node to place it on ({cause.text.strip().rstrip('.')})."
     if code == "FailedScheduling.FargateProfile":
         return f"{who} on Fargate: {cause.text}"
     if code == "Karpenter.IncompatibleNodePool":

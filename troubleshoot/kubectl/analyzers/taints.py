@@ -40,6 +40,6 @@ def analyze(inv: Inventory) -> list[Finding]:
                 taint_events = [e for e in pod.events
                                 if e.reason == "FailedScheduling" and taint.key in e.message]
                 evidence += event_lines(taint_events, 1)
-        detail = f"Node {node.name}: " + "; ".join(parts) + "."
+        detail = f"Node {ref(node)}: " + "; ".join(parts) + "."
         findings.append(make(node, "Node.TaintNotTolerated", detail, evidence, "warning"))
     return findings

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from troubleshoot.analysis import Upload, UploadError, analysis_compute, uploads_combine
 from troubleshoot.redact import redact
+from troubleshoot.versions import describe as describe_version
 
 
 class Command(BaseCommand):
@@ -37,11 +38,16 @@ class Command(BaseCommand):
             return
         s = report["summary"]
         self.stdout.write(f"{s['findings']} finding(s) from {s['sections']} section(s) in {s['seconds']} s")
+        if report["versions"]:
+            self.stdout.write("Versions: " + ", ".join(f"{c} {v}" for c, v in report["versions"].items()))
         for f in report["findings"]:
-            where = f"{f['namespace']}/{f['name']}" if f["namespace"] else f["name"]
+            name = f["name"] or "(object not in the upload)"
+            where = f"{f['namespace']}/{name}" if f["namespace"] else name
             self.stdout.write(f"\n[{f['severity']}] {f['kind']} {where}: {f['problem']}\n  {f['detail']}")
             for a in f["articles"][:2]:
                 self.stdout.write(f"  -> {a['title']} ({a['slug']}, {a['confidence']}) {a['url']}")
+                for row in a.get("version_check") or []:
+                    self.stdout.write(f"     {describe_version(row)}")
         if report["matches"]:
             self.stdout.write("\nArticles, ranked across all findings:")
             for i, m in enumerate(report["matches"][:10], 1):
