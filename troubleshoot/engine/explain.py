@@ -10,8 +10,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .fields import KNOWN_COMPONENTS, Fields
+from .types import Evidence
 
-__all__ = ["describe"]
+_HOW = {"pattern": "its message pattern", "phrase": "its message", "fields": "the fields it recognises",
+        "fuzzy": "a message close to one it lists"}
+
+
+def why(evidence: Sequence[Evidence], shared: Sequence[str], conflict_with: Sequence[str]) -> list[str]:
+    """Why an article was suggested: its first evidence line, the words its text shares with the paste,
+    and, when it was demoted, the component the paste is from instead."""
+    out = []
+    if evidence:
+        out.append(f"{_HOW.get(evidence[0].how, evidence[0].how)} on line {evidence[0].line}")
+    if shared:
+        out.append("its text shares: " + ", ".join(shared))
+    if conflict_with:
+        out.append("written for another component than the one in the paste (" + ", ".join(conflict_with) + ")")
+    return out
+
+__all__ = ["describe", "why"]
 
 
 def _short_role(role: str) -> str:

@@ -208,11 +208,11 @@ _FORBIDDEN = re.compile(
 # what stands before `User "..."`, searched in the few characters before it only
 _FORBIDDEN_OBJECT = re.compile(r"(?P<res>[\w.-]{1,100})(?: \"(?P<name>[^\"]{1,253})\")? is forbidden: $")
 _SERVER_REASON = re.compile(r"Error from server \((?P<reason>\w+)\)")
-# "(Unauthorized)" as kubectl prints an API status, or a bare "Unauthorized" line (Terraform, client-go); a
-# registry's "401 Unauthorized" is not the Kubernetes API's answer.
+# "(Unauthorized)" as kubectl prints an API status, a bare "Unauthorized" line (Terraform) or client-go's
+# "failed to list *v1.Node: Unauthorized"; a registry's "401 Unauthorized" is not the Kubernetes API's answer.
 _STATUS_REASON = re.compile(
     r"\((?P<reason>Unauthorized|Forbidden)\)|^(?:[Ee]rror: )?(?P<bare>Unauthorized)$"
-    r"|the server has asked for the client to provide credentials"
+    r"|(?<=\w: )(?P<tail>Unauthorized)$|the server has asked for the client to provide credentials"
     r"|(?P<invalid>is invalid: )|(?P<immutable>field is immutable)|(?P<conflict>the object has been modified)"
 )
 _NO_KIND = re.compile(r"no matches for kind \"(?P<kind>\w+)\" in version \"(?P<version>[\w./-]+)\"")

@@ -17,11 +17,11 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .attribution import conflicts, who
+from .attribution import agrees, conflicts, who
 from .automaton import GENERIC_PHRASES, PhraseIndex
 from .condense import WARNING, Template, condense, query_text
 from .evidence import Locator, region_text
-from .explain import describe
+from .explain import describe, why
 from .fields import Fields
 from .fuzzy import FuzzyIndex
 from .normalize import normalize_cached
@@ -58,6 +58,7 @@ MAX_PATTERN_RUNS = 2000
 FUZZY_LINES = 120
 FIELD_LINES = 300  # templates whose structured fields are read (most severe first)
 FIELD_STRENGTH = 0.95  # a symptom whose structured conditions all hold: as good as a pattern hit
+FIELD_STRENGTH_BROAD = 0.85  # ... when they only say what kind of message it is (see rules.BROAD)
 MAX_EVIDENCE = 6
 
 
@@ -68,6 +69,7 @@ class _Context:
     rel: dict[str, float]
     terms: list[str]
     who: list[str]
+    components: list[str]
 
     def rel_share(self, topic: str) -> float:
         top = max(self.rel.values(), default=0.0)
@@ -130,7 +132,7 @@ class Matcher:
         self._fields(lines, templates, per_template, paste, best)
         self._fuzzy(templates, best, partial)
         terms = self.relevance.query(templates) if len(self.relevance) else []
-        context = _Context(self.relevance.scores(terms), terms, who(per_template))
+        context = _Context(self.relevance.scores(terms), terms, who(per_template), paste.get("component", []))
         matches = self._rank(lines, best, limit, language, context)
         stats: dict[str, object] = {
             "lines": lines[-1].number + lines[-1].raw.count("\n") if lines else 0,
@@ -269,13 +271,14 @@ class Matcher:
         for hit in self.rules.match(per_template, paste):
             t = templates[hit.template]
             old = best.get(hit.sig)
-            if old is not None and (old.how == "pattern" or old.strength >= FIELD_STRENGTH):
+            strength = FIELD_STRENGTH_BROAD if hit.broad else FIELD_STRENGTH
+            if old is not None and (old.how == "pattern" or old.strength >= strength):
                 if old.how == "pattern":
                     for k, v in hit.captures.items():
                         old.captures.setdefault(k, v)
                 continue
             text = lines[t.first].text
-            best[hit.sig] = SymptomHit(hit.sig, FIELD_STRENGTH, "fields", hit.template, t.first, t.severity,
+            best[hit.sig] = SymptomHit(hit.sig, strength, "fields", hit.template, t.first, t.severity,
                                        (0, len(text)), text, dict(hit.captures))
 
     def _fuzzy(self, templates: Sequence[Template], best: dict[int, SymptomHit], partial: set[int]) -> None:
@@ -314,7 +317,7 @@ class Matcher:
             fuzzy_only = all(h.how == "fuzzy" for _, h in scored)
             fuzzy_strength = max(h.strength for _, h in scored)
             score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only, fuzzy_strength)
-            score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx))
+            score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx), self._agree(topic, ctx))
             if score >= MIN_SCORE:
                 spec = self.phrases.sigs[scored[0][1].sig].specificity
                 rough.append((score, spec, topic, scored, fuzzy_only, fuzzy_strength))
@@ -344,7 +347,7 @@ class Matcher:
                 bonus = NODE_BONUS * share if share is not None else 0.0
             score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only, fuzzy_strength)
             conflict = self._conflict(topic, ctx)
-            score = fuse(score, ctx.rel_share(topic), conflict)
+            score = fuse(score, ctx.rel_share(topic), conflict, self._agree(topic, ctx))
             match = ArticleMatch(
                 topic=topic,
                 language=pick_language(self.topic_langs.get(topic, set()), language),
@@ -364,18 +367,11 @@ class Matcher:
     def _conflict(self, topic: str, ctx: _Context) -> bool:
         return conflicts(self.topic_components.get(topic, ()), ctx.who)
 
+    def _agree(self, topic: str, ctx: _Context) -> bool:
+        return agrees(self.topic_components.get(topic, ()), ctx.components)
+
     def _why(self, topic: str, evidence: Sequence[Evidence], ctx: _Context, conflict: bool) -> list[str]:
-        out = []
-        kinds = {"pattern": "its message pattern", "phrase": "its message", "fields": "the fields it recognises",
-                 "fuzzy": "a message close to one it lists"}
-        if evidence:
-            out.append(f"{kinds.get(evidence[0].how, evidence[0].how)} on line {evidence[0].line}")
-        shared = self.relevance.shared(topic, ctx.terms)
-        if shared:
-            out.append("its text shares: " + ", ".join(shared))
-        if conflict:
-            out.append("written for another component than the one in the paste (" + ", ".join(ctx.who) + ")")
-        return out
+        return why(evidence, self.relevance.shared(topic, ctx.terms), ctx.who if conflict else [])
 
     def _relevance_only(self, seen: set[str], language: str,
                         ctx: _Context) -> list[tuple[float, float, str, ArticleMatch]]:

@@ -72,6 +72,7 @@ GENERIC_FACTOR = 0.6  # a symptom made only of generic phrases
 # Fusion with the article-text relevance (see :mod:`relevance`) and attribution (:mod:`attribution`).
 REL_BONUS = 0.04  # an article whose whole text fits the paste best gains up to +0.02, one sharing nothing -0.02
 CONFLICT_FACTOR = 0.6  # an article for another specific controller than the one that printed / was denied
+AGREE_BONUS = 0.03  # an article for a specific controller the paste mentions (a role, a tag, a logger ...)
 REL_ONLY_WEIGHT = 0.3  # relevance alone, without any signature evidence: always LOW
 REL_ONLY_MIN = 0.5  # share of the best relevance a topic needs to be suggested on relevance alone
 
@@ -128,15 +129,17 @@ def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_onl
     return max(0.0, min(1.0, score))
 
 
-def fuse(score: float, rel_share: float, conflict: bool) -> float:
+def fuse(score: float, rel_share: float, conflict: bool, agree: bool = False) -> float:
     """Signature score adjusted by the article's text relevance (share of the best, 0..1) and by
-    whether the article is written for another controller than the paste's."""
+    whether the article is written for another controller than the paste's, or for one it names."""
     # Relevance orders the uncertain candidates; between strong signature matches (a FailedScheduling
     # line naming several reasons) the evidence alone decides, so the bonus fades out towards HIGH.
     fade = max(0.0, min(1.0, (HIGH - score) / 0.05))
     s = score + REL_BONUS * (max(0.0, min(1.0, rel_share)) - 0.5) * fade
     if conflict:
         s *= CONFLICT_FACTOR
+    elif agree:
+        s += AGREE_BONUS
     return max(0.0, min(1.0, s))
 
 

@@ -21,6 +21,11 @@ from .types import Line, Signature
 __all__ = ["FieldRules", "RuleHit", "PASTE_WIDE", "template_fields"]
 
 PASTE_WIDE = frozenset({"component", "printed_by"})
+# Conditions on these alone say only what kind of message it is (a Forbidden, an Unauthorized, an event
+# reason, who printed it): a symptom needs one on a narrower field (the action, the verb, the kind, the
+# webhook ...) to count as much as a pattern hit.
+BROAD = frozenset({"k8s.reason", "aws.code", "aws.status", "aws.deny", "event.reason", "printed_by", "component",
+                   "webhook.type", "error.head", "error.root"})
 _FLAGS = regex.IGNORECASE | regex.VERSION0
 
 
@@ -29,6 +34,7 @@ class RuleHit:
     sig: int
     template: int
     captures: dict[str, str]
+    broad: bool = False  # only broad fields were required (see BROAD)
 
 
 class FieldRules:
@@ -37,6 +43,7 @@ class FieldRules:
     def __init__(self, signatures: Sequence[Signature], *, timeout: float = 0.05):
         self.timeout = timeout
         self.rules: list[tuple[int, list[tuple[str, regex.Pattern[str]]]]] = []
+        self.broad: set[int] = set()
         for i, sig in enumerate(signatures):
             if not sig.when:
                 continue
@@ -47,6 +54,8 @@ class FieldRules:
             # cheapest first: a line-level field that most lines lack rejects fastest
             conds.sort(key=lambda c: c[0] in PASTE_WIDE)
             self.rules.append((i, conds))
+            if all(name in BROAD for name, _ in conds):
+                self.broad.add(i)
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -81,7 +90,7 @@ class FieldRules:
                     for name, key in FIELD_CAPTURES.items():
                         if name in fields and key not in captures:
                             captures[key] = fields[name][0]
-                    hits.append(RuleHit(sig, ti, captures))
+                    hits.append(RuleHit(sig, ti, captures, sig in self.broad))
                     break  # the first line that satisfies it is its evidence
         return hits
 
