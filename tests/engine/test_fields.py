@@ -146,3 +146,18 @@ def test_a_registrys_401_is_not_the_kubernetes_apis_answer() -> None:
                     "failed to authorize: failed to fetch anonymous token: unexpected status: 401 Unauthorized")
     assert "k8s.reason" not in f
     assert read_fields("Error: Unauthorized")["k8s.reason"] == ["Unauthorized"]
+
+
+def test_every_component_hint_is_gated_by_a_literal_its_matches_contain() -> None:
+    from troubleshoot.engine.components import _COMPONENT_HINTS, _COMPONENT_KEYS
+
+    samples = {
+        "Karpenter": ["karpenter", "NodeClaim", "nodepool", "EC2NodeClass", "provisioner", "controller.provisioning"],
+        "VPC CNI": ["aws-node", "ipamd", "ipamd.go", "aws-cni", "amazon-vpc-cni", "AmazonEKS_CNI_Policy"],
+        "kubelet": ["kubelet", "kubelet.go", "kuberuntime_manager.go", "pod_workers.go"],
+        "Terraform": ["with module.eks", "main.tf line 3", "terraform"],
+    }
+    assert set(_COMPONENT_KEYS) == {name for name, _ in _COMPONENT_HINTS}
+    for name, texts in samples.items():
+        for text in texts:
+            assert name in components_of(text), (name, text)

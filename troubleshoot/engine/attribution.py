@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from .fields import Fields
 
-__all__ = ["canonical", "SPECIFIC", "who", "conflicts", "agrees"]
+__all__ = ["canonical", "specific", "SPECIFIC", "who", "conflicts", "agrees"]
 
 # Components that are one controller or tool: an answer for one of them is wrong for another.
 SPECIFIC = frozenset({
@@ -44,6 +44,11 @@ def canonical(name: str) -> str:
     return _ALIASES.get(key, key)
 
 
+def specific(components: Iterable[str]) -> frozenset[str]:
+    """The canonical names of the specific controllers among ``components`` (computed once per article)."""
+    return frozenset(canonical(c) for c in components) & SPECIFIC
+
+
 def who(per_line: Iterable[Fields]) -> list[str]:
     """Specific components the paste names as printer or denied principal, most named first."""
     counts: dict[str, int] = {}
@@ -59,14 +64,10 @@ def who(per_line: Iterable[Fields]) -> list[str]:
     return sorted(counts, key=lambda n: (-counts[n], n))
 
 
-def conflicts(article_components: Iterable[str], paste_who: Sequence[str]) -> bool:
-    """The paste is about specific component(s) and the article is about other specific ones only."""
-    if not paste_who:
-        return False
-    mine = {canonical(c) for c in article_components} & SPECIFIC
-    return bool(mine) and not (mine & set(paste_who))
+def conflicts(article_specific: frozenset[str], paste_who: Sequence[str]) -> bool:
+    """The paste is about specific component(s) and the article (its ``specific`` set) about others only."""
+    return bool(paste_who) and bool(article_specific) and not (article_specific & set(paste_who))
 
 
-def agrees(article_components: Iterable[str], paste_components: Iterable[str]) -> bool:
-    mine = {canonical(c) for c in article_components} & SPECIFIC
-    return bool(mine & {canonical(c) for c in paste_components})
+def agrees(article_specific: frozenset[str], paste_components: Iterable[str]) -> bool:
+    return bool(article_specific) and any(canonical(c) in article_specific for c in paste_components)

@@ -80,6 +80,7 @@ RUN = 4
 GATE_DF = 64  # a key shared by more topics than this cannot nominate a candidate
 SPEC_MASS = 1.2  # IDF mass (in rare-word units) a signature needs for full specificity
 GENERIC_TOPIC_SHARE = 0.4  # a token in more than this share of topics is generic (N >= 20)
+CHAIN_FLOOR = 0.34  # the matcher ignores coverage below this (rank.MIN_COVERAGE): no need to order it
 KEY_MISSING = 0.6  # coverage factor when the fragment with the signature's rarest word is not there
 KEY_FLOOR = 0.35  # ... but not below this (just above the matcher's MIN_COVERAGE)
 
@@ -327,6 +328,11 @@ class PhraseIndex:
         for s, items in per_sig.items():
             info = self.sigs[s]
             if info.total > 0:
+                # the chain can weigh no more than its distinct fragments: below the floor, skip the chain
+                upper = sum({pos: w for _, pos, w in items}.values()) / info.total
+                if upper < CHAIN_FLOOR:
+                    out[s] = upper
+                    continue
                 cov = min(1.0, _chain(items) / info.total)
                 if info.key_pos >= 0 and all(pos != info.key_pos for _, pos, _ in items):
                     # "Last State: Terminated ... Exit Code" without "OOMKilled": weak, but still support

@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .components import ACTION_COMPONENT, KNOWN_COMPONENTS, components_of, has_aws_hint
 from .types import Line
 
 __all__ = [
@@ -64,65 +65,6 @@ FIELD_CAPTURES = {
     "crd.version": "api_version", "event.reason": "reason", "tf.address": "tf_address", "tf.resource": "tf_resource",
     "helm.release": "release", "helm.action": "helm_action",
 }
-
-# -------------------------------------------------------------------------- components
-
-# (canonical component name, hint expression). Names are the KB's component names.
-_COMPONENT_HINTS: list[tuple[str, str]] = [
-    ("Karpenter", r"karpenter|nodeclaim|\bnodepool\b|\b(?:ec2)?nodeclass\b|\bprovisioner\b|KarpenterController"
-                  r"|controller\.(?:provisioning|deprovisioning|machine|interruption|disruption)"),
-    ("VPC CNI", r"aws-node|\bipamd\b|ipamd\.go|aws-cni|amazon-vpc-cni|vpc-cni|aws-k8s-agent|routed-eni"
-                r"|AmazonEKS_CNI|cni-metrics-helper|\baws-vpc-cni\b"),
-    ("EBS CSI driver", r"ebs-csi|ebs\.csi\.aws\.com|ebs-plugin|EBS_CSI|EBSCSI"),
-    ("EFS CSI driver", r"efs-csi|efs\.csi\.aws\.com|efs-plugin|efs-utils|mount\.efs|EFS_CSI|EFSCSI"),
-    ("AWS Load Balancer Controller", r"aws-load-balancer-controller|elbv2\.k8s\.aws|aws-load-balancer-webhook"
-                                     r"|AWSLoadBalancerController|ingress\.k8s\.aws|load-balancer-controller"),
-    ("external-dns", r"external-?dns"),
-    ("cert-manager", r"cert-manager|certmanager|cert-manager\.io|acme\.cert-manager"),
-    ("metrics-server", r"metrics-server|metrics\.k8s\.io"),
-    ("CoreDNS", r"\bcoredns\b|plugin/(?:errors|forward|loop|kubernetes|health|ready)\b|\bkube-dns\b"),
-    ("Cluster Autoscaler", r"cluster-autoscaler|clusterautoscaler|static_autoscaler|scale_up\.go"),
-    ("ingress-nginx", r"ingress-nginx|nginx-ingress|validate\.nginx\.ingress|nginx\.ingress\.kubernetes\.io"),
-    ("Argo CD", r"\bargocd\b|argo-cd|argoproj\.io|argocd-"),
-    ("Node Termination Handler", r"node-termination-handler|\bnth\b"),
-    ("EKS Pod Identity", r"eks-pod-identity|pods\.eks\.amazonaws\.com|169\.254\.170\.23"),
-    ("kubelet", r"^kubelet\b|kubelet\.go|kuberuntime_|pod_workers\.go|\bkubelet\[|\bkubelet$"),
-    ("containerd", r"\bcontainerd\b"),
-    ("Helm", r"\bhelm\b|helm\.sh|INSTALLATION FAILED|UPGRADE FAILED|ROLLBACK FAILED"),
-    ("Terraform", r"terraform|\bwith module\.|\.tf line \d+|\bprovider\[\"registry"),
-    ("Fargate", r"fargate"),
-]
-_COMPONENT_RX = [(name, re.compile(rx, re.IGNORECASE)) for name, rx in _COMPONENT_HINTS]
-KNOWN_COMPONENTS = frozenset(name for name, _ in _COMPONENT_HINTS)
-
-# The IAM action names which component needs (when a denial names no role that says it).
-_ACTION_COMPONENT: list[tuple[str, re.Pattern[str]]] = [
-    ("VPC CNI", re.compile(r"^ec2:(?:CreateNetworkInterface|AttachNetworkInterface|DeleteNetworkInterface|"
-                           r"DetachNetworkInterface|AssignPrivateIpAddresses|UnassignPrivateIpAddresses|"
-                           r"AssignIpv6Addresses|ModifyNetworkInterfaceAttribute|CreateNetworkInterfacePermission)$",
-                           re.IGNORECASE)),
-    ("EBS CSI driver", re.compile(r"^ec2:(?:CreateVolume|AttachVolume|DetachVolume|DeleteVolume|ModifyVolume|"
-                                  r"CreateSnapshot|DeleteSnapshot|DescribeVolumes\w*)$", re.IGNORECASE)),
-    ("EFS CSI driver", re.compile(r"^elasticfilesystem:", re.IGNORECASE)),
-    ("AWS Load Balancer Controller", re.compile(r"^(?:elasticloadbalancing|wafv2|waf-regional|shield):",
-                                                re.IGNORECASE)),
-    ("external-dns", re.compile(r"^route53:(?:ChangeResourceRecordSets|ListResourceRecordSets|ListHostedZones\w*)$",
-                                re.IGNORECASE)),
-    ("Cluster Autoscaler", re.compile(r"^autoscaling:(?:SetDesiredCapacity|TerminateInstanceInAutoScalingGroup|"
-                                      r"DescribeAutoScalingGroups|DescribeLaunchConfigurations)$", re.IGNORECASE)),
-    ("Karpenter", re.compile(r"^(?:ec2:(?:CreateFleet|RunInstances|CreateLaunchTemplate|DeleteLaunchTemplate)|"
-                             r"iam:(?:PassRole|CreateInstanceProfile|AddRoleToInstanceProfile|TagInstanceProfile|"
-                             r"GetInstanceProfile|RemoveRoleFromInstanceProfile|DeleteInstanceProfile)|"
-                             r"pricing:GetProducts)$", re.IGNORECASE)),
-]
-
-
-def components_of(text: str) -> list[str]:
-    """Canonical component names hinted at by ``text`` (a source, a role name, a line)."""
-    if not text:
-        return []
-    return [name for name, rx in _COMPONENT_RX if rx.search(text)]
-
 
 # --------------------------------------------------------------------------- AWS
 
@@ -164,6 +106,8 @@ _ROLE_OF = re.compile(r":(?:assumed-role|role|user)/(?P<name>[^/\s\"',]+)")
 
 
 def _aws(text: str, out: Fields) -> None:
+    if not has_aws_hint(text):
+        return
     if m := _AWS_V2.search(text):
         _add(out, "aws.service", m.group("service").strip())
         _add(out, "aws.operation", m.group("op"))
@@ -243,7 +187,9 @@ def _kubernetes(text: str, out: Fields) -> None:
             _add(out, "k8s.name", before.group("name"))
     if "Error from server" in text and (m := _SERVER_REASON.search(text)):
         _add(out, "k8s.reason", m.group("reason"))
-    for m in _STATUS_REASON.finditer(text.strip()):
+    status_hint = ("Unauthorized" in text or "Forbidden" in text or "asked for the client" in text
+                   or "is invalid" in text or "immutable" in text or "has been modified" in text)
+    for m in _STATUS_REASON.finditer(text.strip()) if status_hint else ():
         if m.group("reason"):
             _add(out, "k8s.reason", m.group("reason"))
         elif m.group("invalid") or m.group("immutable"):
@@ -252,7 +198,7 @@ def _kubernetes(text: str, out: Fields) -> None:
             _add(out, "k8s.reason", "Conflict")
         else:
             _add(out, "k8s.reason", "Unauthorized")
-    for rx in (_NO_KIND, _NO_KIND_OLD):
+    for rx in (_NO_KIND, _NO_KIND_OLD) if "no " in text and "kind" in text else ():
         for m in rx.finditer(text):
             _add(out, "crd.kind", m.group("kind"))
             _add(out, "crd.version", m.group("version"))
@@ -303,7 +249,8 @@ def _tools(text: str, out: Fields) -> None:
         for m in _TF_IN.finditer(text):
             _add(out, "tf.resource", m.group("type"))
             _add(out, "component", "Terraform")
-    if m := _HELM.search(text):
+    helm_hint = "FAILED" in text or "elease" in text or "re-use" in text or "another operation" in text
+    if helm_hint and (m := _HELM.search(text)):
         _add(out, "component", "Helm")
         if m.group("action"):
             _add(out, "helm.action", m.group("action").lower())
@@ -346,7 +293,7 @@ def read_fields(line: Line | str) -> Fields:
     for role in out.get("aws.role", []):
         _add(out, "component", *components_of(role))
     for action in out.get("aws.action", []):
-        _add(out, "component", *(name for name, rx in _ACTION_COMPONENT if rx.search(action)))
+        _add(out, "component", *(name for name, rx in ACTION_COMPONENT if rx.search(action)))
     for hook in out.get("webhook", []):
         _add(out, "component", *components_of(hook))
     if "aws.principal" in out or "k8s.user" in out or "webhook" in out or "printed_by" in out:

@@ -70,8 +70,12 @@ class FuzzyIndex:
     def candidates(self, toks: Iterable[str], limit: int = 8) -> list[int]:
         shared: dict[int, float] = {}
         for tok in sorted(set(toks)):  # a fixed order: float sums must not depend on hash seeds
-            for sig in self.postings.get(tok, ()):
-                shared[sig] = shared.get(sig, 0.0) + self.phrases.idf(tok)
+            sigs = self.postings.get(tok)
+            if not sigs:
+                continue
+            w = self.phrases.idf(tok)
+            for sig in sigs:
+                shared[sig] = shared.get(sig, 0.0) + w
         ranked = [(m / self.mass[s], s) for s, m in shared.items() if self.mass[s] > 0 and m / self.mass[s] >= 0.3]
         ranked.sort(key=lambda x: (-x[0], x[1]))
         return [s for _, s in ranked[:limit]]

@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .attribution import agrees, conflicts, who
+from .attribution import agrees, conflicts, specific, who
 from .automaton import GENERIC_PHRASES, PhraseIndex
 from .condense import WARNING, Template, condense, query_text
 from .evidence import Locator, region_text
@@ -96,7 +96,7 @@ class Matcher:
     ):
         self.signatures: list[Signature] = list(signatures)
         topics = topics or {}
-        self.topic_components = {t: info.components for t, info in topics.items()}
+        self.topic_components = {t: specific(info.components) for t, info in topics.items()}
         self.relevance = Relevance({t: info.document for t, info in topics.items() if info.document})
         self.phrases = PhraseIndex(self.signatures, generic_phrases)
         self.patterns = PatternSet(self.signatures, timeout=pattern_timeout)

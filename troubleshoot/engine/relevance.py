@@ -76,6 +76,10 @@ class Relevance:
             for w, c in counts.items():
                 self.postings.setdefault(w, []).append((i, c))
         self.lengths = lengths
+        self.doc_terms = {topic: set() for topic in self.topics}
+        for w, plist in self.postings.items():
+            for doc, _ in plist:
+                self.doc_terms[self.topics[doc]].add(w)
         n = len(self.topics)
         avg = (sum(lengths) / n) if n else 1.0
         self.norm = [K1 * (1 - B + B * (length / avg if avg else 1.0)) for length in lengths]
@@ -107,9 +111,7 @@ class Relevance:
 
     def shared(self, topic: str, terms: Sequence[str], limit: int = 4) -> list[str]:
         """The query words this topic's text has, rarest first (to say why it was suggested)."""
-        try:
-            doc = self.topics.index(topic)
-        except ValueError:
+        mine = self.doc_terms.get(topic)
+        if not mine:
             return []
-        out = [w for w in terms if any(d == doc for d, _ in self.postings.get(w, ()))]
-        return out[:limit]
+        return [w for w in terms if w in mine][:limit]
