@@ -9,7 +9,7 @@ result in the order returned (see README, "Answer quality on real pastes"). This
   pastes from one issue always fall in the same half and the split cannot be steered;
 * keeps labels already given in tests/audit/*.yaml (labels are edited there, not here).
 
-Usage: python scripts/audit_assemble.py RAW_DIR [OUT_DIR]
+Usage: python scripts/audit_assemble.py tests/audit/raw tests/audit
 """
 
 from __future__ import annotations
