@@ -7,7 +7,8 @@ result in the order returned (see README, "Answer quality on real pastes"). This
 * gives every paste a stable id (collector + position);
 * splits the pastes into a tuning half and a held-out half by a hash of the source URL, so
   pastes from one issue always fall in the same half and the split cannot be steered;
-* keeps labels already given in tests/audit/*.yaml (labels are edited there, not here).
+* keeps labels already given in tests/audit/*.yaml (labels are edited there, not here), with the
+  reason of any adjudication (a label added where the matcher's answer was found to fix the paste too).
 
 Usage: python scripts/audit_assemble.py tests/audit/raw tests/audit
 """
@@ -66,7 +67,8 @@ def main(raw: Path, out: Path) -> None:
             halves[half_of(source)].append({
                 "id": case_id, "source": source, "corpus": e.get("corpus", "issues"), "query": e.get("query", ""),
                 "rank": e.get("rank"), "topic": old.get("topic", kind), "component": e.get("component", ""),
-                "labels": labels, "text": _Literal(text + "\n"),
+                "labels": labels, **({"adjudicated": old["adjudicated"]} if old.get("adjudicated") else {}),
+                "text": _Literal(text + "\n"),
             })
     out.mkdir(parents=True, exist_ok=True)
     for half, entries in halves.items():
