@@ -145,14 +145,17 @@ def useful(template: str) -> bool:
     return len(template) >= 15 and len(words) >= 3
 
 
-def learn_line(text: str, *, severity: int = ERROR) -> Learned | None:
+def learn_line(text: str, *, severity: int = ERROR, skip: set[str] | frozenset[str] = frozenset()
+               ) -> Learned | None:
+    """One line, masked; None when it is not worth keeping or its fingerprint is in ``skip``
+    (the readable example, the costly part, is then not computed)."""
     base = _collapse(text)
     norm = normalize_cached(base)
     template = coarsen(norm)
-    if not useful(template):
+    key = fingerprint(template)
+    if key in skip or not useful(template):
         return None
-    return Learned(template=template, fingerprint=fingerprint(template), example=readable(base, norm),
-                   severity=severity)
+    return Learned(template=template, fingerprint=key, example=readable(base, norm), severity=severity)
 
 
 def paste_templates(text: str, *, limit: int = MAX_TEMPLATES) -> list[Learned]:
@@ -173,8 +176,8 @@ def paste_templates(text: str, *, limit: int = MAX_TEMPLATES) -> list[Learned]:
         fallback = True
     found: dict[str, Learned] = {}
     for t in worst:
-        learned = learn_line(lines[t.first].text, severity=t.severity)
-        if learned is not None and learned.fingerprint not in found:
+        learned = learn_line(lines[t.first].text, severity=t.severity, skip=found.keys())
+        if learned is not None:
             found[learned.fingerprint] = learned
             if len(found) >= (1 if fallback else limit):
                 break

@@ -132,47 +132,65 @@ def templates_record(*, texts: list[str], kind: str, client: str, article: str =
 
     # An unanswered paste was just matched against this revision; the re-check starts from it.
     version = matcher_version() if kind == Kind.UNANSWERED else None
+    items = list(learned.values())[:total]
     who, now = client_hash(client), timezone.now()
     recorded = 0
-    for item in list(learned.values())[:total]:
-        recorded += _record_one(item, kind=kind, who=who, article=article, language=language, near=near,
-                                now=now, version=version)
+    with transaction.atomic():  # one short transaction; a savepoint when the caller has one
+        rows = {e.fingerprint: e for e in UnansweredTemplate.objects.filter(
+            kind=kind, article=article, fingerprint__in=[item.fingerprint for item in items])}
+        seen_before = set(UnansweredClient.objects.filter(entry__in=list(rows.values()), client=who)
+                          .values_list("entry_id", flat=True))
+        for item in items:
+            entry = rows.get(item.fingerprint)
+            if entry is None:
+                entry = _create(item, kind=kind, who=who, article=article, language=language, near=near, now=now,
+                                version=version)
+                if entry is None:
+                    recorded += 1
+                    continue
+                seen_before |= set(UnansweredClient.objects.filter(entry=entry, client=who)
+                                   .values_list("entry_id", flat=True))
+            if entry.status == Status.DISMISSED:
+                continue
+            _count(entry, item, new_client=entry.pk not in seen_before, who=who, near=near, now=now,
+                   version=version)
+            recorded += 1
     return recorded
 
 
-def _record_one(item: Learned, *, kind: str, who: str, article: str, language: str,
-                near: list[dict[str, Any]] | None, now: Any, version: int | None) -> int:
+def _create(item: Learned, *, kind: str, who: str, article: str, language: str,
+            near: list[dict[str, Any]] | None, now: Any, version: int | None) -> UnansweredTemplate | None:
+    """A new row for ``item``; None when created, else the row another request created meanwhile."""
     key = {"fingerprint": item.fingerprint, "kind": kind, "article": article}
-    with transaction.atomic():  # a savepoint: a failure here leaves the caller's transaction usable
-        entry = UnansweredTemplate.objects.filter(**key).first()
-        if entry is None:
-            try:
-                with transaction.atomic():
-                    entry = UnansweredTemplate.objects.create(
-                        **key, template=item.template, examples=[item.example], language=language, count=1,
-                        clients=1, near=near or [], checked_version=version, first_seen=now, last_seen=now)
-                    UnansweredClient.objects.create(entry=entry, client=who)
-                return 1
-            except IntegrityError:  # created meanwhile by another request: count into it
-                entry = UnansweredTemplate.objects.get(**key)
-        if entry.status == Status.DISMISSED:
-            return 0
-        _, new_client = UnansweredClient.objects.get_or_create(entry=entry, client=who)
-        updates: dict[str, Any] = {"count": F("count") + 1, "last_seen": now}
-        if new_client:
-            updates["clients"] = F("clients") + 1
-        examples = list(entry.examples or [])
-        if len(examples) < MAX_EXAMPLES and item.example.lower() not in {e.lower() for e in examples}:
-            updates["examples"] = examples + [item.example]
-        if near is not None:
-            updates["near"] = near
-        if version is not None:
-            updates["checked_version"] = version
-        if entry.status in (Status.ATTACHED, Status.ANSWERED):
-            # It was thought answered, yet someone just got no (or a wrong) answer: back in the queue.
-            updates.update(status=Status.OPEN, resolved_article="", resolved_at=None, resolved_by=None)
-        UnansweredTemplate.objects.filter(pk=entry.pk).update(**updates)
-    return 1
+    try:
+        with transaction.atomic():
+            entry = UnansweredTemplate.objects.create(
+                **key, template=item.template, examples=[item.example], language=language, count=1, clients=1,
+                near=near or [], checked_version=version, first_seen=now, last_seen=now)
+            UnansweredClient.objects.create(entry=entry, client=who)
+        return None
+    except IntegrityError:
+        return UnansweredTemplate.objects.get(**key)
+
+
+def _count(entry: UnansweredTemplate, item: Learned, *, new_client: bool, who: str,
+           near: list[dict[str, Any]] | None, now: Any, version: int | None) -> None:
+    updates: dict[str, Any] = {"count": F("count") + 1, "last_seen": now}
+    if new_client:
+        # ignore_conflicts: the same client counted by a concurrent request is not an error
+        UnansweredClient.objects.bulk_create([UnansweredClient(entry=entry, client=who)], ignore_conflicts=True)
+        updates["clients"] = F("clients") + 1
+    examples = list(entry.examples or [])
+    if len(examples) < MAX_EXAMPLES and item.example.lower() not in {e.lower() for e in examples}:
+        updates["examples"] = examples + [item.example]
+    if near is not None:
+        updates["near"] = near
+    if version is not None:
+        updates["checked_version"] = version
+    if entry.status in (Status.ATTACHED, Status.ANSWERED):
+        # It was thought answered, yet someone just got no (or a wrong) answer: back in the queue.
+        updates.update(status=Status.OPEN, resolved_article="", resolved_at=None, resolved_by=None)
+    UnansweredTemplate.objects.filter(pk=entry.pk).update(**updates)
 
 
 def unanswered_recheck(*, limit: int = RECHECK_LIMIT) -> int:
