@@ -220,5 +220,5 @@ def test_recording_is_cheap(fixture_kb):
 
     with CaptureQueriesContext(connection) as queries:
         api_match(PASTES[1], address="10.7.7.7")
-    learning = [q for q in queries.captured_queries if "unanswered" in q["sql"].lower()]
-    assert 0 < len(learning) <= 6
+    learning = [q["sql"].split()[0] for q in queries.captured_queries if "unanswered" in q["sql"].lower()]
+    assert learning == ["SELECT", "SELECT", "INSERT", "UPDATE"]  # the row, its clients; a new client, the counts
