@@ -60,6 +60,13 @@ def test_quoted_object_names_ordinal_names_and_regions_group_too():
     assert a.example == 'Error from server (NotFound): configmaps "app-config" not found in us-east-1 for web-0'
 
 
+def test_names_with_generated_suffixes_that_are_not_pod_hashes_group_too():
+    a = only("error: replicaset api-7d9f8b6c4 failed to create pod api-7d9f8b6c4-x2x71 on the widget node")
+    b = only("error: replicaset web-5f6e7d8c9 failed to create pod web-5f6e7d8c9-k4m23 on the widget node")
+    assert a.fingerprint == b.fingerprint
+    assert a.template == "error: replicaset <pod> failed to create pod <pod> on the widget node"
+
+
 def test_different_failures_stay_apart():
     a = only("failed to reconcile gizmo web: lease refused by frobnicator")
     b = only("failed to reconcile gizmo web: lease expired at frobnicator")

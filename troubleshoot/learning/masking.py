@@ -11,7 +11,8 @@ Three forms of one line:
   and its own letter case: what editors read;
 * the **template**: the example lowercased, plus a few masks of this module for
   names that differ between clusters without changing the failure (whole
-  names with a hash suffix such as ``api-7d9f8b6c4-x2x7q``, quoted object
+  names with a generated suffix such as ``api-7d9f8b6c4-x2x7q`` or a ReplicaSet's
+  ``api-7d9f8b6c4``, quoted object
   names such as ``"app-config"``, ordinal names such as ``web-0`` or
   ``us-east-1``, long base64-like blobs). It is the grouping key: two pastes
   of the same failure with different pods, addresses, times, ids and names
@@ -66,7 +67,8 @@ _TOKEN = re.compile(r"<(" + "|".join(PLACEHOLDERS) + r")>|\[redacted:[a-z0-9-]+\
 
 _BLOB = re.compile(r"(?<![a-z0-9+/=_<-])[a-z0-9+/=_-]{32,}(?![a-z0-9+/=_>-])")
 _QUOTED_NAME = re.compile(r"([\"'])([a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)\1")
-_HASHED_NAME = re.compile(r"(?<![\w<>.-])[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?-<hash>")
+_HASHED_NAME = re.compile(r"(?<![\w<>.-])[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?-(?:<hash>|<hex>(?:-[a-z0-9]{5})?)"
+                          r"(?![\w<>.-])")
 _ORDINAL_NAME = re.compile(r"(?<![\w<>.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*-\d+(?![\w.<>-])")
 _WORD = re.compile(r"[a-z]{2,}")
 _TABLE_ROW = re.compile(r"\S {2,}\S+ {2,}\S+ {2,}\S")
