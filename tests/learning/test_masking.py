@@ -82,8 +82,10 @@ def test_secrets_are_redacted_before_anything_is_masked():
     assert "[redacted:aws-access-key-id]" in item.template
     symptom = symptom_for(template=item.template, example=item.example)
     assert AWS_KEY not in symptom.text and PASSWORD not in symptom.pattern
-    # the pattern stands for any value where a secret was
+    # the pattern keeps the error, not the words around a secret: it matches with or without them
     assert regex.search(symptom.pattern, paste.replace(AWS_KEY, "AKIA" + "X" * 16), regex.I)
+    assert regex.search(symptom.pattern, "failed to sync widget for 10.1.2.3: (no credentials)", regex.I)
+    assert "password" not in symptom.pattern.lower() and "bearer" not in symptom.pattern.lower()
 
 
 def test_long_base64_blobs_are_masked_even_without_a_known_secret_shape():

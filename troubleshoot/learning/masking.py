@@ -200,11 +200,26 @@ def _pieces(text: str) -> list[tuple[str, str]]:
     return out
 
 
+_SECRET = re.compile(r"\[redacted:[a-z0-9-]+\]", re.IGNORECASE)
+_SECRET_KEY = re.compile(r"\s*(?:\S*[=:]|bearer|basic|token)\s*$", re.IGNORECASE)
+
+
+def _without_secrets(masked: str) -> str:
+    """Where a secret was redacted, the words around it are incidental (``password=``, ``Bearer``): the
+    pattern keeps the stretch between secrets with the most words, without the key before a secret."""
+    parts = _SECRET.split(masked)
+    if len(parts) == 1:
+        return masked
+    stretches = [_SECRET_KEY.sub("", part) if i < len(parts) - 1 else part for i, part in enumerate(parts)]
+    return max(stretches, key=lambda part: len(_WORD.findall(_TOKEN.sub(" ", part.lower()))))
+
+
 def pattern_of(masked: str) -> str:
     """A safe regex matching every line ``masked`` stands for: literal text escaped (any run of
     spaces matches any whitespace), each masked part a named group with a bounded class. Masks at
-    either end are left out (a search needs no anchor). "" when the result fails validation."""
-    pieces = _pieces(masked.strip())
+    either end are left out (a search needs no anchor), and so is what surrounds a redacted secret.
+    "" when the result fails validation."""
+    pieces = _pieces(_without_secrets(masked).strip())
     while pieces and (pieces[0][0] == "mask" or not pieces[0][1].strip()):
         pieces.pop(0)
     while pieces and (pieces[-1][0] == "mask" or not pieces[-1][1].strip()):
