@@ -133,6 +133,11 @@ def test_drafts_get_unique_slugs_and_a_title_by_default(queued, editor):
     first = post(editor, f"/api/v1/unanswered/{queued.pk}/draft/", {"title": "Same title"}).json()
     second = post(editor, f"/api/v1/unanswered/{queued.pk}/draft/", {"title": "Same title"}).json()
     assert (first["slug"], second["slug"]) == ("same-title", "same-title-2")
+    odd = post(editor, f"/api/v1/unanswered/{queued.pk}/draft/", {"title": "AWS_ACCESS_KEY_ID refused: 错误"}).json()
+    chinese = post(editor, f"/api/v1/unanswered/{queued.pk}/draft/", {"title": "租约被拒绝", "language": "zh-hans"})
+    assert odd["slug"] == "aws-access-key-id-refused"
+    assert chinese.status_code == 201 and chinese.json()["slug"] == "unanswered-error"
+    assert chinese.json()["language"] == "zh-hans" and chinese.json()["url"].endswith("?language=zh-hans")
     untitled = post(editor, f"/api/v1/unanswered/{queued.pk}/draft/").json()
     assert Article.objects.get(slug=untitled["slug"]).title.startswith("2024-05-01T10:00:00Z Warning FailedFrobnicate")
 

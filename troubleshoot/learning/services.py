@@ -16,6 +16,7 @@ import dataclasses
 import hashlib
 import hmac
 import logging
+import re
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
@@ -261,7 +262,8 @@ def unanswered_attach(*, entry: UnansweredTemplate, slug: str, language: str = "
                      message=f"Symptom added from unanswered template #{entry.pk}")
     text = same[0].text if same else new.text
     symptom = Symptom.objects.filter(article=article, text=text).order_by("-position", "-id").first()
-    assert symptom is not None
+    if symptom is None:  # the article changed under us: say so rather than pretend
+        raise LearningError("article", f"Article '{slug}' changed while the symptom was added; try again.")
     _resolve(entry, status=Status.ATTACHED, slug=slug, user=user)
     return symptom
 
@@ -274,7 +276,8 @@ def _draft_title(entry: UnansweredTemplate) -> str:
 
 
 def _free_slug(title: str) -> str:
-    base = "-".join(slugify(title).split("-")[:8])[:60].strip("-") or "unanswered-error"
+    words = [w for w in re.split(r"[^a-z0-9]+", slugify(title)) if w]  # slugify keeps "_", slugs may not
+    base = "-".join(words[:8])[:60].strip("-") or "unanswered-error"
     slug, n = base, 2
     while Article.objects.filter(slug=slug).exists():
         slug, n = f"{base}-{n}", n + 1
