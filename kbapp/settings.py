@@ -71,6 +71,10 @@ KB_SYNC_INTERVAL = float(env_int("KB_SYNC_INTERVAL_MS", 1000)) / 1000.0
 MATCH_MAX_BYTES = env_int("MATCH_MAX_BYTES", 5 * 1024 * 1024, minimum=1024)
 ANALYSIS_MAX_BYTES = env_int("ANALYSIS_MAX_BYTES", 20 * 1024 * 1024, minimum=1024)
 ANALYSIS_RETENTION_DAYS = env_int("ANALYSIS_RETENTION_DAYS", 7, minimum=1)
+# Learning from unanswered pastes (troubleshoot.learning): error lines that get no confident
+# answer are kept as masked templates for editors; false records nothing.
+KB_LEARN = env_bool("KB_LEARN", True)
+KB_LEARN_RETENTION_DAYS = env_int("KB_LEARN_RETENTION_DAYS", 90, minimum=1)
 # Request bodies: the largest legitimate one is an analysis upload.
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(MATCH_MAX_BYTES, ANALYSIS_MAX_BYTES) + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
@@ -260,6 +264,8 @@ SPECTACULAR_SETTINGS = {
         "LanguageEnum": "troubleshoot.models.Article.Language",
         "ArticleStatusEnum": "troubleshoot.models.Article.Status",
         "AnalysisStatusEnum": "troubleshoot.models.Analysis.Status",
+        "UnansweredKindEnum": "troubleshoot.models.UnansweredTemplate.Kind",
+        "UnansweredStatusEnum": "troubleshoot.models.UnansweredTemplate.Status",
         "ConfidenceEnum": ["high", "medium", "low"],
         "SeverityEnum": ["critical", "warning", "info"],
     },
@@ -286,5 +292,6 @@ LOGGING = {
 CELERY_BEAT_SCHEDULE = {
     "analyses-expire": {"task": "troubleshoot.analyses_expire", "schedule": 3600.0},
     "index-check": {"task": "troubleshoot.index_check", "schedule": 300.0},
+    "unanswered-recheck": {"task": "troubleshoot.unanswered_recheck", "schedule": 300.0},
 }
 

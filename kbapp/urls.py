@@ -3,6 +3,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from troubleshoot import views
+from troubleshoot.learning import views as learning
 from troubleshoot.metrics import metrics_view
 
 urlpatterns = [
@@ -15,6 +16,11 @@ urlpatterns = [
     path("analyses/new/", views.analysis_new, name="analysis-new"),
     path("analyses/<str:analysis_id>/", views.analysis_report, name="analysis"),
     path("articles/<slug:slug>/", views.article, name="article"),
+    path("unanswered/", learning.queue, name="unanswered"),
+    path("unanswered/<int:entry_id>/attach/", learning.attach, name="unanswered-attach"),
+    path("unanswered/<int:entry_id>/draft/", learning.draft, name="unanswered-draft"),
+    path("unanswered/<int:entry_id>/dismiss/", learning.dismiss, name="unanswered-dismiss"),
+    path("about/learning/", learning.about_learning, name="learning"),
     path("components/", views.components, name="components"),
     path("components/<slug:slug>/", views.component, name="component"),
     path("healthz", views.healthz, name="healthz"),

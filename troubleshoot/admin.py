@@ -25,6 +25,7 @@ from troubleshoot.models import (
     Reference,
     Revision,
     Symptom,
+    UnansweredTemplate,
     VersionRange,
 )
 
@@ -190,4 +191,34 @@ class RevisionAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(UnansweredTemplate)
+class UnansweredTemplateAdmin(admin.ModelAdmin):
+    """The learning queue, read-only (editors act on it at /unanswered/ or through the API)."""
+
+    list_display = ["short_template", "kind", "status", "clients", "count", "article", "first_seen", "last_seen",
+                    "resolved_article"]
+    list_filter = ["status", "kind", "language"]
+    search_fields = ["template", "article", "resolved_article"]
+    ordering = ["-clients", "-count", "-last_seen"]
+    readonly_fields = ["kind", "status", "template", "examples", "article", "language", "count", "clients",
+                       "near", "first_seen", "last_seen", "resolved_article", "resolved_by", "resolved_at",
+                       "checked_version", "fingerprint"]
+    actions = ["dismiss"]
+
+    @admin.display(description="Template")
+    def short_template(self, obj: UnansweredTemplate) -> str:
+        return obj.template if len(obj.template) <= 120 else obj.template[:119] + "…"
+
+    @admin.action(description="Dismiss (not ours: never recorded again)", permissions=["change"])
+    def dismiss(self, request: HttpRequest, queryset) -> None:  # type: ignore[no-untyped-def]
+        from troubleshoot.learning.services import unanswered_dismiss
+
+        for entry in queryset:
+            unanswered_dismiss(entry=entry, user=request.user)
+        messages.success(request, f"Dismissed {len(queryset)} template(s).")
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
         return False

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from troubleshoot.engine.normalize import normalize
 from troubleshoot.kubectl import PROBLEM_CODES, analyze_text
+from troubleshoot.learning.services import analysis_observed
 from troubleshoot.matching import match_payload, match_text
 from troubleshoot.metrics import ANALYSIS_SECONDS, ANALYSIS_TOTAL
 from troubleshoot.models import Analysis
@@ -194,6 +195,16 @@ UNDESCRIBED = frozenset({
 })
 
 
+# Findings whose evidence is a message no rule explains: worth an editor's look when no article
+# answers them. Others (a Pending pod in a `get pods` row) show no message to learn from.
+LEARN_PROBLEMS = frozenset({"Event.Warning", "Log.Error"})
+MAX_UNANSWERED = 20  # texts an analysis hands to troubleshoot.learning, at most
+
+
+def _learnable(problem: str) -> bool:
+    return problem in LEARN_PROBLEMS or problem.endswith(".Other")
+
+
 def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None = None,
                      language: str = "en", request: Any = None) -> dict[str, Any]:
     """The report for ``text``: findings (each with its articles), overall matches and a summary."""
@@ -210,6 +221,7 @@ def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None
     findings.sort(key=lambda f: (-SEVERITY_RANK.get(f["severity"], 0), f["kind"], f["namespace"], f["name"]))
     overall: dict[str, dict[str, Any]] = {}
     cache: dict[str, list[dict[str, Any]]] = {}
+    unanswered: list[str] = []  # what no article answers, for troubleshoot.learning (never stored as is)
 
     def consider(match: dict[str, Any], source: str) -> None:
         entry = overall.get(match["slug"])
@@ -236,6 +248,8 @@ def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None
                 outcome = match_text(text=evidence, limit=3, language=language, use_recall=False)
                 payload = match_payload(outcome, request=request, versions=versions)
                 confident = [m for m in payload["matches"] if m["confidence"] != "low"]
+                if not confident and _learnable(finding["problem"]) and len(unanswered) < MAX_UNANSWERED:
+                    unanswered.append(evidence)
                 cache[key] = confident or _described(finding["problem"], described, language, request,
                                                       versions) or payload["matches"][:1]
                 by_problem.setdefault(finding["problem"], cache[key])
@@ -252,6 +266,8 @@ def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None
     if unparsed:
         payload = match_payload(match_text(text=unparsed[: settings.MATCH_MAX_BYTES], limit=5, language=language),
                                 request=request, versions=versions)
+        if payload["best"] is None:
+            unanswered.append(unparsed)
         for m in payload["matches"]:
             if m["confidence"] != "low":
                 consider(m, "text that is not a kubectl table or object")
@@ -267,7 +283,8 @@ def analysis_compute(text: str, *, progress: Callable[[float, str], None] | None
         "seconds": round(time.perf_counter() - started, 3),
         "versions": versions,      # kept here so a stored analysis needs no new column
     }
-    return {"findings": findings, "matches": matches, "versions": versions, "summary": summary}
+    return {"findings": findings, "matches": matches, "versions": versions, "summary": summary,
+            "unanswered": unanswered}
 
 
 def analysis_run(*, analysis_id: str) -> None:
@@ -308,9 +325,16 @@ def analysis_run(*, analysis_id: str) -> None:
         return
     ANALYSIS_SECONDS.observe(time.perf_counter() - started)
     ANALYSIS_TOTAL.labels("done").inc()
+    analysis_observed(result=result, client=_analysis_client(analysis))
     Analysis.objects.filter(pk=analysis_id).update(
         status=Analysis.Status.DONE, progress=1.0, progress_message="done", findings=result["findings"],
         matches=result["matches"], summary=result["summary"], finished=timezone.now(), error="")
+
+
+def _analysis_client(analysis: Analysis) -> str:
+    if analysis.owner_id is not None:
+        return f"user:{analysis.owner_id}"
+    return f"session:{analysis.session_key}" if analysis.session_key else f"analysis:{analysis.pk}"
 
 
 def analysis_fail(*, analysis_id: str, message: str) -> None:

@@ -36,9 +36,11 @@ def voter_key(*, user: Any, session_key: str | None, address: str | None) -> str
 
 def feedback_record(*, slug: str, language: str, helpful: bool, voter: str, user: Any = None, query: str = "",
                     symptoms: list[str] | None = None) -> Feedback:
+    from troubleshoot.redact import redact
+
     vote, _ = Feedback.objects.update_or_create(
         slug=slug, voter=voter,
-        defaults={"language": language, "helpful": helpful, "query": (query or "")[:2000],
+        defaults={"language": language, "helpful": helpful, "query": redact(query or "")[0][:2000],
                   "symptoms": [str(s)[:120] for s in (symptoms or [])][:20],
                   "user": user if user is not None and getattr(user, "is_authenticated", False) else None},
     )

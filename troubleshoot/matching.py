@@ -74,6 +74,18 @@ def current_matcher() -> Matcher:
     return _current()[0]
 
 
+def matcher_snapshot() -> tuple[Matcher, dict[tuple[str, str], Article], int | None]:
+    """This process's matcher, the published articles it answers with, and the KB revision it was
+    built for (for callers that match outside a user's request, without counting it as one)."""
+    matcher, articles = _current()
+    return matcher, articles, _cache["version"]
+
+
+def matcher_version() -> int | None:
+    """The KB revision this process's matcher was last built for (None before the first match)."""
+    return _cache["version"]
+
+
 def _current() -> tuple[Matcher, dict[tuple[str, str], Article]]:
     """The matcher and the published articles (with causes and fixes) it answers with, both
     built once per KB revision so a match needs no database query for them."""

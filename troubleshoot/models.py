@@ -305,3 +305,63 @@ class SavedPaste(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("paste", args=[self.id])
+
+
+class UnansweredTemplate(models.Model):
+    """An error line the KB could not answer (or answered wrongly), masked: one row per template.
+
+    Never the raw paste: ``template`` and ``examples`` are redacted, then masked
+    (troubleshoot.learning.masking). Pastes of the same failure with other names, addresses,
+    ids, numbers and times share the row and add to ``count``; ``clients`` counts distinct
+    clients through ``UnansweredClient`` (hashes only). Kept KB_LEARN_RETENTION_DAYS after
+    ``last_seen``; a dismissed row stays (without clients) so the template is never recorded again.
+    """
+
+    class Kind(models.TextChoices):
+        UNANSWERED = "unanswered", _("Unanswered")
+        ANSWERED_WRONG = "answered-wrong", _("Answered wrong")
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Open")
+        ATTACHED = "attached", _("Attached to an article")
+        DRAFTED = "drafted", _("Draft article created")
+        ANSWERED = "answered", _("Answered by the KB now")
+        DISMISSED = "dismissed", _("Dismissed")
+
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.UNANSWERED)
+    fingerprint = models.CharField(max_length=64, help_text="sha256 of the template")
+    template = models.TextField()
+    examples = models.JSONField(default=list, blank=True, help_text="up to 3 readable masked lines")
+    article = models.SlugField(max_length=100, blank=True, help_text="the article a 'No' vote was about")
+    language = models.CharField(max_length=10, blank=True)
+    count = models.PositiveIntegerField(default=0)
+    clients = models.PositiveIntegerField(default=0)
+    near = models.JSONField(default=list, blank=True, help_text="closest articles: [{slug, title, score}]")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
+    resolved_article = models.SlugField(max_length=100, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    # The KB revision this row was last matched against (the queue re-checks rows behind the counter).
+    checked_version = models.BigIntegerField(null=True, blank=True)
+    first_seen = models.DateTimeField()
+    last_seen = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-clients", "-count", "-last_seen", "id"]
+        constraints = [models.UniqueConstraint(fields=["fingerprint", "kind", "article"],
+                                               name="unanswered_one_row_per_template")]
+        indexes = [models.Index(fields=["status", "kind", "-clients", "-count"])]
+
+    def __str__(self) -> str:
+        return self.template[:80]
+
+
+class UnansweredClient(models.Model):
+    """One distinct client of an unanswered template: a keyed hash, never an address or a session key."""
+
+    entry = models.ForeignKey(UnansweredTemplate, on_delete=models.CASCADE, related_name="client_rows")
+    client = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["entry", "client"], name="unanswered_client_once")]

@@ -428,8 +428,10 @@ def error_message(message: str) -> dict[str, Any]:
 
 
 def answer_for(text: str, *, base_url: str, public: bool = False, analyse: bool | None = None,
-               notes: list[str] | None = None) -> dict[str, Any]:
-    """Match (or analyse) ``text`` and build the Slack message for it."""
+               notes: list[str] | None = None, client: str = "slack:unknown") -> dict[str, Any]:
+    """Match (or analyse) ``text`` and build the Slack message for it. ``client`` (``slack:<team>:<user>``)
+    counts who asked when the answer is not confident (see troubleshoot.learning)."""
+    from troubleshoot.learning.services import analysis_observed, match_observed
     from troubleshoot.matching import InputTooLarge, match_payload, match_text
 
     query = search_query(text)
@@ -438,12 +440,21 @@ def answer_for(text: str, *, base_url: str, public: bool = False, analyse: bool 
     if analyse:
         from troubleshoot.analysis import analysis_compute
 
-        return blocks_for_analysis(analysis_compute(text), base_url=base_url, public=public, query=query)
+        result = analysis_compute(text)
+        analysis_observed(result=result, client=client, surface="slack")
+        return blocks_for_analysis(result, base_url=base_url, public=public, query=query)
     try:
         outcome = match_text(text=text, limit=5, language="en")
     except InputTooLarge as exc:
         return error_message(str(exc))
-    return blocks_for_match(match_payload(outcome), base_url=base_url, public=public, query=query, notes=notes)
+    payload = match_payload(outcome)
+    match_observed(text=text, payload=payload, client=client, surface="slack")
+    return blocks_for_match(payload, base_url=base_url, public=public, query=query, notes=notes)
+
+
+def slack_client(form: dict[str, str]) -> str:
+    """The client key of a slash command: its workspace and user (hashed before storing)."""
+    return f"slack:{form.get('team_id') or '-'}:{form.get('user_id') or '-'}"
 
 
 def response_url_allowed(url: str) -> bool:
@@ -488,12 +499,13 @@ def post_to_response_url(response_url: str, message: dict[str, Any]) -> str:
 
 
 @shared_task(name="troubleshoot.slack_followup", ignore_result=True)
-def slack_followup(response_url: str, text: str, base_url: str, public: bool = False) -> None:
+def slack_followup(response_url: str, text: str, base_url: str, public: bool = False,
+                   client: str = "slack:unknown") -> None:
     """Answer a long slash command paste through ``response_url`` (a kubectl analysis for
     long or multi-command pastes, a plain match otherwise). Never raises: failures are
     logged, and reported to the user when Slack can still be reached."""
     try:
-        message = answer_for(text, base_url=base_url, public=public)
+        message = answer_for(text, base_url=base_url, public=public, client=client)
     except Exception as exc:  # noqa: BLE001 - report the failure to the user instead
         log.exception("slack: follow-up analysis failed")
         message = error_message(f"Sorry, the analysis failed ({type(exc).__name__}). Try a shorter paste, "

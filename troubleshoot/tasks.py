@@ -33,9 +33,21 @@ def analysis_run_task(analysis_id: str) -> None:
 
 @shared_task(name="troubleshoot.analyses_expire", ignore_result=True)
 def analyses_expire_task() -> None:
+    """The hourly retention job: analyses (ANALYSIS_RETENTION_DAYS) and unanswered templates
+    (KB_LEARN_RETENTION_DAYS)."""
     from troubleshoot.analysis import analyses_expire
+    from troubleshoot.learning.services import unanswered_expire
 
     analyses_expire()
+    unanswered_expire()
+
+
+@shared_task(name="troubleshoot.unanswered_recheck", ignore_result=True)
+def unanswered_recheck_task() -> None:
+    """Let unanswered templates that the KB answers now leave the queue (cheap when nothing changed)."""
+    from troubleshoot.learning.services import unanswered_recheck
+
+    unanswered_recheck()
 
 
 @shared_task(name="troubleshoot.index_check", ignore_result=True)

@@ -36,7 +36,16 @@ def home(request: HttpRequest) -> HttpResponse:
         "components": selectors.components_with_counts(),
         "recent": selectors.articles_recent(language=ui_language(request)) or selectors.articles_recent(),
         "max_bytes": settings.MATCH_MAX_BYTES,
+        "kb_learn": settings.KB_LEARN,
     })
+
+
+def page_client(request: HttpRequest) -> str:
+    """Who is pasting or voting on a page, for counting distinct clients (hashed before storing)."""
+    from troubleshoot.learning.services import client_key
+
+    return client_key(user=request.user, session_key=request.session.session_key,
+                      address=request.META.get("REMOTE_ADDR"))
 
 
 @require_GET
@@ -154,13 +163,14 @@ def _search_query_for(text: str) -> str:
 
 
 def match(request: HttpRequest) -> HttpResponse:
+    from troubleshoot.learning.services import match_observed
     from troubleshoot.matching import InputTooLarge, match_payload, match_text
     from troubleshoot.rendering import mark_fill_value
 
     if request.method != "POST":
         return redirect("home")
     text = request.POST.get("text", "")
-    context: dict = {"text": text, "max_bytes": settings.MATCH_MAX_BYTES}
+    context: dict = {"text": text, "max_bytes": settings.MATCH_MAX_BYTES, "kb_learn": settings.KB_LEARN}
     if not text.strip():
         context["error"] = _("Paste some error text first: the box was empty.")
         return render(request, "troubleshoot/match.html", context, status=400)
@@ -170,6 +180,7 @@ def match(request: HttpRequest) -> HttpResponse:
         context["error"] = str(exc)
         return render(request, "troubleshoot/match.html", context, status=413)
     payload = match_payload(outcome, request=request, mark=mark_fill_value)
+    match_observed(text=text, payload=payload, client=page_client(request), surface="page")
     context.update(match_view_context(payload, text))
     return render(request, "troubleshoot/match.html", context)
 
@@ -213,6 +224,7 @@ def feedback_submit(request: HttpRequest) -> HttpResponse:
     from django.utils.http import url_has_allowed_host_and_scheme
 
     from troubleshoot.feedback import article_exists, feedback_record, voter_key
+    from troubleshoot.learning.services import vote_observed
 
     slug = (request.POST.get("article") or "").strip()
     helpful = request.POST.get("helpful")
@@ -221,12 +233,14 @@ def feedback_submit(request: HttpRequest) -> HttpResponse:
         next_url = "/"
     if helpful not in ("1", "0") or not article_exists(slug):
         return HttpResponse(_("Unknown article or vote."), status=400, content_type="text/plain; charset=utf-8")
-    feedback_record(
-        slug=slug, language=request.POST.get("language") or "en", helpful=helpful == "1",
-        voter=voter_key(user=request.user, session_key=owner_session_key(request),
-                        address=request.META.get("REMOTE_ADDR")),
-        user=request.user, symptoms=[s for s in request.POST.getlist("symptom") if s][:20],
-    )
+    voter = voter_key(user=request.user, session_key=owner_session_key(request),
+                      address=request.META.get("REMOTE_ADDR"))
+    language = request.POST.get("language") or "en"
+    feedback_record(slug=slug, language=language, helpful=helpful == "1", voter=voter, user=request.user,
+                    symptoms=[s for s in request.POST.getlist("symptom") if s][:20])
+    # The results page sends the lines of the paste that led to this article with a vote.
+    vote_observed(slug=slug, language=language, helpful=helpful == "1", client=voter,
+                  text="\n".join(line for line in request.POST.getlist("line")[:20] if line)[:20_000])
     messages.success(request, _("Thanks, your vote was recorded."))
     return redirect(next_url)
 
@@ -263,6 +277,6 @@ def paste_view(request: HttpRequest, paste_id: str) -> HttpResponse:
         raise Http404("No such saved paste")
     payload = match_payload(match_text(text=paste.text, limit=5, language=ui_language(request)),
                             request=request, mark=mark_fill_value)
-    context = {"max_bytes": settings.MATCH_MAX_BYTES, "saved": paste}
+    context = {"max_bytes": settings.MATCH_MAX_BYTES, "saved": paste, "kb_learn": settings.KB_LEARN}
     context.update(match_view_context(payload, paste.text))
     return render(request, "troubleshoot/match.html", context)

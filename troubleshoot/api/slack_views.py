@@ -29,6 +29,7 @@ from troubleshoot.slack import (
     help_message,
     parse_command,
     response_url_allowed,
+    slack_client,
     slack_followup,
     usage_message,
     verify_request,
@@ -117,6 +118,7 @@ class SlackCommandView(APIView):
             return _error(exc.status, exc.code, exc.message)
 
         command = form.get("command") or "/kb"
+        client = slack_client(form)
         base_url = _base_url(request)
         action, text, public = parse_command(form.get("text", ""))
         if action == "usage":
@@ -129,7 +131,8 @@ class SlackCommandView(APIView):
             queued = _redacted(text) if response_url_allowed(response_url) else None
             if queued is not None:
                 try:
-                    slack_followup.apply_async(args=(response_url, queued, base_url, public), retry=False)
+                    slack_followup.apply_async(args=(response_url, queued, base_url, public),
+                                               kwargs={"client": client}, retry=False)
                 except Exception as exc:  # noqa: BLE001 - broker down: answer now with what fits in time
                     log.warning("slack: could not queue the follow-up (%s: %s); answering synchronously",
                                 type(exc).__name__, exc)
@@ -138,8 +141,9 @@ class SlackCommandView(APIView):
             note = (f"Only the first {FALLBACK_MAX_CHARS:,} characters were matched: the background worker "
                     "that analyses long pastes is not reachable right now.")
             return Response(answer_for(text[:FALLBACK_MAX_CHARS], base_url=base_url, public=public,
-                                       analyse=False, notes=[note] if len(text) > FALLBACK_MAX_CHARS else None))
-        return Response(answer_for(text, base_url=base_url, public=public, analyse=False))
+                                       analyse=False, notes=[note] if len(text) > FALLBACK_MAX_CHARS else None,
+                                       client=client))
+        return Response(answer_for(text, base_url=base_url, public=public, analyse=False, client=client))
 
 
 def _redacted(text: str) -> str | None:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from troubleshoot.api import views
+from troubleshoot.api import unanswered, views
 from troubleshoot.api.slack_views import SlackCommandView
 
 urlpatterns = [
@@ -14,5 +14,11 @@ urlpatterns = [
     path("feedback/", views.FeedbackView.as_view(), name="api-feedback"),
     path("analyses/", views.AnalysisCreate.as_view(), name="api-analyses"),
     path("analyses/<str:analysis_id>/", views.AnalysisDetail.as_view(), name="api-analysis"),
+    path("unanswered/", unanswered.UnansweredList.as_view(), name="api-unanswered"),
+    path("unanswered/<int:entry_id>/", unanswered.UnansweredDetail.as_view(), name="api-unanswered-entry"),
+    path("unanswered/<int:entry_id>/attach/", unanswered.UnansweredAttach.as_view(), name="api-unanswered-attach"),
+    path("unanswered/<int:entry_id>/draft/", unanswered.UnansweredDraft.as_view(), name="api-unanswered-draft"),
+    path("unanswered/<int:entry_id>/dismiss/", unanswered.UnansweredDismiss.as_view(),
+         name="api-unanswered-dismiss"),
     path("integrations/slack/command", SlackCommandView.as_view(), name="slack-command"),
 ]

@@ -35,6 +35,7 @@ from troubleshoot.api.serializers import (
 )
 from troubleshoot.feedback import article_exists, feedback_counts, feedback_record, voter_key
 from troubleshoot.kbformat import ArticleData, FormatError, article_from_dict
+from troubleshoot.learning.services import client_key, match_observed, vote_observed
 from troubleshoot.matching import InputTooLarge, match_payload, match_text
 from troubleshoot.models import Analysis, Article
 from troubleshoot.ownership import owner_session_key, visible_to
@@ -281,7 +282,9 @@ class MatchView(BodySizeLimitMixin, APIView):
             outcome = match_text(text=data["text"], limit=data["limit"], language=data["language"])
         except InputTooLarge as exc:
             raise PayloadTooLarge(str(exc)) from None
-        return Response(match_payload(outcome, request=request, versions=data["versions"]))
+        payload = match_payload(outcome, request=request, versions=data["versions"])
+        match_observed(text=data["text"], payload=payload, client=api_client(request), surface="api")
+        return Response(payload)
 
 
 class AnalysisCreate(BodySizeLimitMixin, APIView):
@@ -349,6 +352,13 @@ def client_address(request) -> str:  # type: ignore[no-untyped-def]
     return request.META.get("REMOTE_ADDR", "")
 
 
+def api_client(request: Request) -> str:
+    """Who called, for counting distinct clients of an unanswered error (hashed before storing):
+    the user or token's user, else the browser session, else the address."""
+    return client_key(user=request.user, session_key=request._request.session.session_key,
+                      address=client_address(request))
+
+
 class FeedbackView(APIView):
     """"Did this fix it?" votes. One vote per voter and article; voting again replaces it."""
 
@@ -369,9 +379,11 @@ class FeedbackView(APIView):
         if not article_exists(data["article"]):
             raise NotFound(f"No published article with slug '{data['article']}'.")
         session_key = owner_session_key(request._request, user=request.user) or None
+        voter = voter_key(user=request.user, session_key=session_key, address=client_address(request))
         vote = feedback_record(
-            slug=data["article"], language=data["language"], helpful=data["helpful"],
-            voter=voter_key(user=request.user, session_key=session_key, address=client_address(request)),
+            slug=data["article"], language=data["language"], helpful=data["helpful"], voter=voter,
             user=request.user, query=data.get("query", ""), symptoms=data.get("symptoms"))
+        vote_observed(slug=vote.slug, language=vote.language, helpful=vote.helpful, text=data.get("query", ""),
+                      client=voter)
         return Response({"article": vote.slug, "helpful": vote.helpful, "counts": feedback_counts(slug=vote.slug)},
                         status=201)
