@@ -76,7 +76,10 @@ class FuzzyIndex:
             w = self.phrases.idf(tok)
             for sig in sigs:
                 shared[sig] = shared.get(sig, 0.0) + w
-        ranked = [(m / self.mass[s], s) for s, m in shared.items() if self.mass[s] > 0 and m / self.mass[s] >= 0.3]
+        # Rounded: two signatures whose shared mass equals their whole mass tie at 1.0, but the float sums can
+        # land on 0.9999999999999999 or 1.0 depending on the KB's word weights, which changed the kept six.
+        ranked = [(round(m / self.mass[s], 9), s) for s, m in shared.items()
+                  if self.mass[s] > 0 and m / self.mass[s] >= 0.3]
         ranked.sort(key=lambda x: (-x[0], x[1]))
         return [s for _, s in ranked[:limit]]
 
