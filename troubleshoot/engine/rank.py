@@ -29,7 +29,8 @@ restarting failed container`` (weight 0.3) stays LOW even when matched
 verbatim):
 
 * ``HIGH``   score >= 0.70
-* ``MEDIUM`` score >= 0.45
+* ``MEDIUM`` score >= 0.50 (raised from 0.45 on the tuning half of the representative audit: between
+  0.45 and 0.50 four answers in five were wrong; see README, "Answer quality on real pastes")
 * ``LOW``    anything above ``MIN_SCORE`` (0.12); recall-only results are
   always LOW and never ``best``.
 """
@@ -56,7 +57,7 @@ __all__ = [
 ]
 
 HIGH = 0.70
-MEDIUM = 0.45
+MEDIUM = 0.50
 MIN_SCORE = 0.12
 MIN_COVERAGE = 0.34  # phrase coverage below this is noise
 FUZZY_CAP = HIGH - 0.01
