@@ -29,7 +29,12 @@ __all__ = ["FuzzyIndex", "line_tokens", "TOKEN_CUTOFF", "MIN_STRENGTH"]
 TOKEN_CUTOFF = 80.5
 MIN_STRENGTH = 0.72  # weighted share of a signature's tokens needed for a fuzzy hit
 MAX_LINE_TOKENS = 120
+TRUSTED_SPECIFICITY = 0.5  # see FuzzyIndex.trusted
+TRUSTED_TOKENS = 3
 _STRIP = "()'.,:;{}[]\"=<>"
+# Words of the log record around a message (logrus ``time=... level=error msg=...``, zap keys): they say
+# nothing about the failure, so a signature's near misses are never judged on them.
+_LOG_SCAFFOLD = frozenset({"time", "msg", "ts", "level", "caller", "logger", "message", "error", "err"})
 
 
 def line_tokens(text: str) -> list[str]:
@@ -56,7 +61,8 @@ class FuzzyIndex:
                 if frag.value:
                     continue
                 for tok in line_tokens(frag.text):
-                    if tok in STOPWORDS or tok in seen or not any(c.isalpha() for c in tok):
+                    if (tok in STOPWORDS or tok in seen or not any(c.isalpha() for c in tok)
+                            or tok.split("=", 1)[0] in _LOG_SCAFFOLD):
                         continue
                     seen[tok] = phrases.idf(tok)
             toks = list(seen.items())
@@ -82,6 +88,12 @@ class FuzzyIndex:
                   if self.mass[s] > 0 and m / self.mass[s] >= 0.3]
         ranked.sort(key=lambda x: (-x[0], x[1]))
         return [s for _, s in ranked[:limit]]
+
+    def trusted(self, sig: int, specificity: float) -> bool:
+        """Whether a near miss on this signature may make an answer confident. A generic signature (few
+        distinctive words, low specificity: "dial tcp ... connect: connection refused") nearly occurs in many
+        unrelated long lines."""
+        return specificity >= TRUSTED_SPECIFICITY and len(self.tokens[sig]) >= TRUSTED_TOKENS
 
     def strength(self, sig: int, toks: list[str]) -> float:
         """IDF-weighted share of the signature's tokens found (fuzzily) in ``toks``."""

@@ -32,6 +32,7 @@ from .rank import (
     MIN_SCORE,
     NODE_BONUS,
     REL_ONLY_MIN,
+    STRONG_FUZZY,
     SymptomHit,
     article_score,
     confidence,
@@ -315,7 +316,7 @@ class Matcher:
         for topic, scored in per_topic.items():
             scored.sort(key=lambda x: (-x[0], x[1].line))
             fuzzy_only = all(h.how == "fuzzy" for _, h in scored)
-            fuzzy_strength = max(h.strength for _, h in scored)
+            fuzzy_strength = max(self._fuzzy_weight(h) for _, h in scored)
             score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only, fuzzy_strength)
             score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx), self._agree(topic, ctx))
             if score >= MIN_SCORE:
@@ -363,6 +364,11 @@ class Matcher:
         final.extend(self._relevance_only(set(per_topic), language, ctx))
         final.sort(key=lambda r: (-r[0], -r[1], r[2]))
         return [m for *_, m in final[:limit]]
+
+    def _fuzzy_weight(self, hit: SymptomHit) -> float:
+        """A hit's strength for the fuzzy-only cap: an untrusted near miss never counts as strong."""
+        trusted = hit.how != "fuzzy" or self.fuzzy.trusted(hit.sig, self.phrases.sigs[hit.sig].specificity)
+        return hit.strength if trusted else min(hit.strength, STRONG_FUZZY - 0.01)
 
     def _conflict(self, topic: str, ctx: _Context) -> bool:
         return conflicts(self.topic_components.get(topic, ()), ctx.who)
