@@ -8,29 +8,15 @@ from datetime import timedelta
 from io import StringIO
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 
 from troubleshoot.models import Article, UnansweredTemplate
 
-EVENT = ("{ts}  Warning  FailedFrobnicate  pod/{pod}  frobnicator at {ip}:8443 refused the widget lease {n} "
-         "after 12s on ip-10-0-1-{n}.ec2.internal")
-PASTES = [
-    EVENT.format(ts="2024-05-01T10:00:00Z", pod="api-7d9f8b6c4-x2x7q", ip="10.0.3.17", n="3"),
-    EVENT.format(ts="2025-02-11T22:13:09Z", pod="api-5c8d7f6b9-k4m2p", ip="192.168.7.4", n="17"),
-]
+from .unknown_error import PASTES
 
-
-@pytest.fixture
-def editor(django_user_model):
-    user = django_user_model.objects.create_user("editor")
-    user.user_permissions.add(*Permission.objects.filter(codename__in=["add_article", "change_article"]))
-    c = Client()
-    c.force_login(user)
-    return c
-
+PASTES = PASTES[:2]
 
 @pytest.fixture
 def queued(fixture_kb):
