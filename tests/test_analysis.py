@@ -82,6 +82,16 @@ def test_bad_uploads_are_refused_with_a_message(client, shipped_kb, files, statu
 
 
 @pytest.mark.django_db
+def test_pasted_text_with_nul_bytes_is_refused_not_stored(client, shipped_kb):
+    # PostgreSQL cannot store NUL in a text column: it must be a 400, never a 500 (found by schemathesis)
+    response = client.post("/api/v1/analyses/", data=json.dumps({"text": "Events:\x00 Warning"}),
+                           content_type="application/json")
+    assert response.status_code == 400
+    assert "NUL" in response.json()["error"]["message"]
+    assert Analysis.objects.count() == 0
+
+
+@pytest.mark.django_db
 def test_uploads_over_the_limit_are_413(client, shipped_kb, settings):
     settings.ANALYSIS_MAX_BYTES = 4096
     response = upload(client, ("big.txt", b"x" * 5000))

@@ -71,6 +71,13 @@ symptoms:""")
         (MINIMAL.replace("symptoms:", "colour: blue\nsymptoms:"), "colour", "unknown front-matter key"),
         (MINIMAL.replace("status", "status").replace("language: en", "language: en\nstatus: live"), "status",
          "not one of"),
+        # the database's column lengths: SQLite would store more, PostgreSQL refuses (a 400, never a 500)
+        (MINIMAL.replace("  - text: something broke", "  - text: x\n    source: " + "s" * 201), "symptoms[0].source",
+         "longer than 200 characters"),
+        (MINIMAL.replace("  - text: something broke", "  - text: x\n    kind: " + "k" * 41), "symptoms[0].kind",
+         "longer than 40 characters"),
+        (MINIMAL.replace("symptoms:", "causes:\n  - title: " + "t" * 301 + "\nsymptoms:"), "causes[0].title",
+         "longer than 300 characters"),
     ],
 )
 def test_it_names_the_field_of_a_bad_file(text, field, words):

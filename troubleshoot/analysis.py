@@ -133,6 +133,9 @@ def analysis_create(*, uploads: list[Upload], text: str | None, owner: Any = Non
                           "(ANALYSIS_MAX_BYTES).", status=413, code="payload_too_large")
     if not uploads and not (text and text.strip()):
         raise UploadError("Nothing to analyse: upload one or more files (field 'files') or send text.")
+    if text and "\x00" in text:
+        raise UploadError("pasted text: contains NUL bytes, so it looks like binary data, not kubectl output; "
+                          "paste text or upload the file")
     empty = [u.name for u in uploads if not u.data.strip()]
     if empty and len(empty) == len(uploads) and not (text and text.strip()):
         raise UploadError(f"{', '.join(empty)}: the file is empty.")

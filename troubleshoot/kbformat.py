@@ -107,7 +107,8 @@ class ArticleData:
     references: list[ReferenceData] = field(default_factory=list)
 
 
-def _str(value: Any, *, path: str, name: str, required: bool = False) -> str:
+def _str(value: Any, *, path: str, name: str, required: bool = False, limit: int | None = None) -> str:
+    """Text of a field; ``limit`` is the database column's length (SQLite would store more, PostgreSQL refuses)."""
     if value is None:
         if required:
             raise FormatError("is required", path=path, field=name)
@@ -117,6 +118,8 @@ def _str(value: Any, *, path: str, name: str, required: bool = False) -> str:
     text = str(value).strip() if not isinstance(value, str) else value
     if required and not text.strip():
         raise FormatError("must not be empty", path=path, field=name)
+    if limit is not None and len(text.strip()) > limit:
+        raise FormatError(f"is longer than {limit} characters", path=path, field=name)
     return text
 
 
@@ -260,7 +263,7 @@ def article_from_mapping(meta: dict[str, Any], *, problem: str, best_practices: 
         where = f"causes[{i}]"
         item = _mapping(item, CAUSE_KEYS, path=path, name=where)
         causes.append(CauseData(
-            title=_str(item.get("title"), path=path, name=f"{where}.title", required=True).strip(),
+            title=_str(item.get("title"), path=path, name=f"{where}.title", required=True, limit=300).strip(),
             body=_str(item.get("body"), path=path, name=f"{where}.body").strip(),
         ))
 
@@ -273,8 +276,8 @@ def article_from_mapping(meta: dict[str, Any], *, problem: str, best_practices: 
             raise FormatError("must be a number greater than 0 and at most 10", path=path, field=f"{where}.weight")
         symptoms.append(SymptomData(
             text=_str(item.get("text"), path=path, name=f"{where}.text", required=True).strip(),
-            kind=_str(item.get("kind"), path=path, name=f"{where}.kind").strip(),
-            source=_str(item.get("source"), path=path, name=f"{where}.source").strip(),
+            kind=_str(item.get("kind"), path=path, name=f"{where}.kind", limit=40).strip(),
+            source=_str(item.get("source"), path=path, name=f"{where}.source", limit=200).strip(),
             pattern=_str(item.get("pattern"), path=path, name=f"{where}.pattern").strip(),
             weight=float(weight),
             cause=_cause_ref(item.get("cause"), causes, path=path, name=f"{where}.cause"),
@@ -288,7 +291,7 @@ def article_from_mapping(meta: dict[str, Any], *, problem: str, best_practices: 
         where = f"fixes[{i}]"
         item = _mapping(item, FIX_KEYS, path=path, name=where)
         fixes.append(FixData(
-            title=_str(item.get("title"), path=path, name=f"{where}.title", required=True).strip(),
+            title=_str(item.get("title"), path=path, name=f"{where}.title", required=True, limit=300).strip(),
             body=_str(item.get("body"), path=path, name=f"{where}.body").strip(),
             verify=_str(item.get("verify"), path=path, name=f"{where}.verify").strip(),
             cause=_cause_ref(item.get("cause"), causes, path=path, name=f"{where}.cause"),
@@ -299,9 +302,10 @@ def article_from_mapping(meta: dict[str, Any], *, problem: str, best_practices: 
         where = f"versions[{i}]"
         item = _mapping(item, VERSION_KEYS, path=path, name=where)
         versions.append(VersionData(
-            component=_str(item.get("component"), path=path, name=f"{where}.component", required=True).strip(),
-            affected=_str(item.get("affected"), path=path, name=f"{where}.affected").strip(),
-            fixed_in=_str(item.get("fixed_in"), path=path, name=f"{where}.fixed_in").strip(),
+            component=_str(item.get("component"), path=path, name=f"{where}.component", required=True,
+                           limit=80).strip(),
+            affected=_str(item.get("affected"), path=path, name=f"{where}.affected", limit=120).strip(),
+            fixed_in=_str(item.get("fixed_in"), path=path, name=f"{where}.fixed_in", limit=60).strip(),
             note=_str(item.get("note"), path=path, name=f"{where}.note").strip(),
         ))
 
@@ -309,11 +313,11 @@ def article_from_mapping(meta: dict[str, Any], *, problem: str, best_practices: 
     for i, item in enumerate(_list(meta.get("references"), path=path, name="references")):
         where = f"references[{i}]"
         item = _mapping(item, REFERENCE_KEYS, path=path, name=where)
-        url = _str(item.get("url"), path=path, name=f"{where}.url", required=True).strip()
+        url = _str(item.get("url"), path=path, name=f"{where}.url", required=True, limit=500).strip()
         if not re.match(r"^https?://[^\s]+$", url):
             raise FormatError(f"{url!r} is not an http(s) URL", path=path, field=f"{where}.url")
         references.append(ReferenceData(
-            title=_str(item.get("title"), path=path, name=f"{where}.title").strip() or url, url=url))
+            title=_str(item.get("title"), path=path, name=f"{where}.title", limit=300).strip() or url, url=url))
 
     return ArticleData(
         slug=slug, title=title, language=language,

@@ -123,7 +123,8 @@ def templates_record(*, texts: list[str], kind: str, client: str, article: str =
         return 0
     learned: dict[str, Learned] = {}
     for text in texts:
-        for item in paste_templates(text, limit=min(MAX_TEMPLATES, total)):
+        # NUL never reaches the database (PostgreSQL refuses it in text columns)
+        for item in paste_templates(text.replace("\x00", ""), limit=min(MAX_TEMPLATES, total)):
             learned.setdefault(item.fingerprint, item)
         if len(learned) >= total:
             break
