@@ -72,3 +72,29 @@ def slugs_for(text: str) -> list[str]:
 )
 def test_key_pastes_rank_in_this_exact_order(shipped_kb, text, expected):
     assert slugs_for(text)[: len(expected)] == expected
+
+
+DENIED = ('User: arn:aws:sts::111122223333:assumed-role/{role}/1731429849 is not authorized to perform: {action} on '
+          'resource: {resource} because no identity-based policy allows the {action} action')
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("role", "action", "resource", "first", "then"),
+    [
+        # Karpenter's own role: its IAM article, then the generic denial article
+        ("KarpenterControllerRole-prod", "ec2:RunInstances", "arn:aws:ec2:eu-west-1:111122223333:instance/*",
+         "karpenter-iam-denied", "aws-authorization-denied-controller"),
+        # another controller's role, no article of its own for the denial: the generic one, filled from the paste
+        ("external-dns-prod", "route53:ChangeResourceRecordSets",
+         "arn:aws:route53:::hostedzone/Z0452713392NDA7C5SB4P", "aws-authorization-denied-controller", None),
+    ],
+)
+def test_a_specific_denial_article_wins_over_the_family_article(shipped_kb, role, action, resource, first, then):
+    text = "AccessDenied: " + DENIED.format(role=role, action=action, resource=resource)
+    payload = match_payload(match_text(text=text, limit=5))
+    slugs = [m["slug"] for m in payload["matches"]]
+    assert payload["best"] is not None and payload["best"]["slug"] == first
+    if then:
+        assert slugs[1] == then
+    assert action in payload["best"]["fix"]["body"] or role in payload["best"]["fix"]["body"]
