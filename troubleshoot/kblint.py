@@ -108,9 +108,11 @@ def lint_article(article: ArticleData, path: str) -> list[Problem]:
 
 def _fields_of(text: str) -> dict[str, list[str]]:
     fields: dict[str, list[str]] = {}
-    for f in paste_fields(read(text))[0]:
+    per_line, components = paste_fields(read(text))
+    for f in per_line:
         for name, values in f.items():
             fields.setdefault(name, []).extend(values)
+    fields.setdefault("component", []).extend(components)  # paste-wide, as the matcher reads them
     return fields
 
 

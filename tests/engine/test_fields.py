@@ -65,6 +65,13 @@ def test_kubectls_unauthorized_is_not_an_aws_code() -> None:
     assert f["k8s.reason"] == ["Unauthorized"]
 
 
+def test_klog_structured_unauthorized_is_a_status_reason() -> None:
+    f = read_fields('E1102 09:14:21.529417    2931 kubelet_node_status.go:96] "Unable to register node with API '
+                    'server" err="Unauthorized" node="ip-10-0-1-2.ec2.internal"')
+    assert f["k8s.reason"] == ["Unauthorized"]
+    assert "k8s.reason" not in read_fields('err="UnauthorizedOperation: You are not authorized"')
+
+
 def test_rbac_forbidden_with_group_and_namespace() -> None:
     f = read_fields('Error from server (Forbidden): deployments.apps "web" is forbidden: User '
                     '"system:serviceaccount:ci:deployer" cannot patch resource "deployments" in API group "apps" '

@@ -153,10 +153,12 @@ _FORBIDDEN = re.compile(
 _FORBIDDEN_OBJECT = re.compile(r"(?P<res>[\w.-]{1,100})(?: \"(?P<name>[^\"]{1,253})\")? is forbidden: $")
 _SERVER_REASON = re.compile(r"Error from server \((?P<reason>\w+)\)")
 # "(Unauthorized)" as kubectl prints an API status, a bare "Unauthorized" line (Terraform) or client-go's
-# "failed to list *v1.Node: Unauthorized"; a registry's "401 Unauthorized" is not the Kubernetes API's answer.
+# "failed to list *v1.Node: Unauthorized", klog's structured err="Unauthorized"; a registry's
+# "401 Unauthorized" is not the Kubernetes API's answer.
 _STATUS_REASON = re.compile(
     r"\((?P<reason>Unauthorized|Forbidden)\)|^(?:[Ee]rror: )?(?P<bare>Unauthorized)$"
-    r"|(?<=\w: )(?P<tail>Unauthorized)$|the server has asked for the client to provide credentials"
+    r"|(?<=\w: )(?P<tail>Unauthorized)$|\berr=\\?\"(?P<klog>Unauthorized)\\?\""
+    r"|the server has asked for the client to provide credentials"
     r"|(?P<invalid>is invalid: )|(?P<immutable>field is immutable)|(?P<conflict>the object has been modified)"
 )
 _NO_KIND = re.compile(r"no matches for kind \"(?P<kind>\w+)\" in version \"(?P<version>[\w./-]+)\"")

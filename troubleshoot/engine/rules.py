@@ -23,8 +23,9 @@ __all__ = ["FieldRules", "RuleHit", "PASTE_WIDE", "template_fields"]
 PASTE_WIDE = frozenset({"component", "printed_by"})
 # Conditions on these alone say only what kind of message it is (a Forbidden, an Unauthorized, an event
 # reason, who printed it): a symptom needs one on a narrower field (the action, the verb, the kind, the
-# webhook ...) to count as much as a pattern hit.
-BROAD = frozenset({"k8s.reason", "aws.code", "aws.status", "aws.deny", "event.reason", "printed_by", "component",
+# webhook ...) to count as much as a pattern hit. A condition on ``component`` narrows: the paste is about
+# that controller (a kubelet's Unauthorized in a paste about a Karpenter NodeClaim is a Karpenter node's).
+BROAD = frozenset({"k8s.reason", "aws.code", "aws.status", "aws.deny", "event.reason", "printed_by",
                    "webhook.type", "error.head", "error.root"})
 _FLAGS = regex.IGNORECASE | regex.VERSION0
 
