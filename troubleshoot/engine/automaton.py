@@ -185,7 +185,7 @@ class PhraseIndex:
         self._generic_order = sorted(self.generic, key=lambda p: (-len(p), p))
         self.sigs: list[SigInfo] = []
         self.key_text: list[str] = []
-        self.key_frags: list[list[tuple[int, int]]] = []  # (sig index, fragment position)
+        self.key_frags: list[list[tuple[int, int, float]]] = []  # (sig index, fragment position, weight)
         self.key_full: list[list[int]] = []  # signatures whose whole text this key is
         self.key_gate: list[bool] = []
         self._key_id: dict[str, int] = {}
@@ -232,7 +232,7 @@ class PhraseIndex:
                 w = sum(idf(t) for t in toks) * (VALUE_WEIGHT if value else 1.0)
                 kid = self._key(p, topic_of_key)
                 topic_of_key[kid].add(sig.topic)
-                self.key_frags[kid].append((i, len(info.frags)))
+                self.key_frags[kid].append((i, len(info.frags), w))
                 info.frags.append(Fragment(p, value, w, kid))
                 if not value:
                     for t in toks:
@@ -258,6 +258,9 @@ class PhraseIndex:
                 self.key_full[kid].append(i)
             self.sigs.append(info)
         self.key_gate = [len(t) <= GATE_DF for t in topic_of_key]
+        # the signatures a gated key nominates, as one set (candidates() unions these per hit)
+        self.key_sigs = [frozenset(s for s, _, _ in frags) if gate else frozenset()
+                         for frags, gate in zip(self.key_frags, self.key_gate)]
         self._automaton = ahocorasick.Automaton()
         for text, kid in self._key_id.items():
             self._automaton.add_word(text, kid)
@@ -312,21 +315,25 @@ class PhraseIndex:
         """Coverage (0..1) of every signature nominated by ``hits`` in one region."""
         nominated: set[int] = set()
         full: set[int] = set()
+        key_full, key_sigs = self.key_full, self.key_sigs
         for h in hits:
-            if self.key_full[h.key]:
-                full.update(self.key_full[h.key])
-            if self.key_gate[h.key]:
-                nominated.update(s for s, _ in self.key_frags[h.key])
+            if key_full[h.key]:
+                full.update(key_full[h.key])
+            if key_sigs[h.key]:
+                nominated |= key_sigs[h.key]
         out = {s: 1.0 for s in full}
-        if not nominated - full:
+        pending = nominated - full
+        if not pending:
             return out
         per_sig: dict[int, list[tuple[int, int, float]]] = {}
+        key_frags = self.key_frags
         for h in hits:
-            for s, pos in self.key_frags[h.key]:
-                if s in nominated and s not in full:
-                    per_sig.setdefault(s, []).append((h.start, pos, self.sigs[s].frags[pos].weight))
+            for s, pos, w in key_frags[h.key]:
+                if s in pending:
+                    per_sig.setdefault(s, []).append((h.start, pos, w))
+        sigs = self.sigs
         for s, items in per_sig.items():
-            info = self.sigs[s]
+            info = sigs[s]
             if info.total > 0:
                 # the chain can weigh no more than its distinct fragments: below the floor, skip the chain
                 upper = sum({pos: w for _, pos, w in items}.values()) / info.total
