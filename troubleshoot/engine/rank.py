@@ -15,7 +15,7 @@ Per symptom (signature) hit::
 
 Per article: the best symptom, plus corroboration from other distinct
 symptoms found on *other* lines (``s1 + (1 - s1) * min(0.5, 0.4 * sum(rest))``),
-plus a small bonus (at most 0.06) for how firmly a FailedScheduling
+plus a small bonus (at most 0.08) for how firmly a FailedScheduling
 reason pins the pod when the line names several (a volume's zone over a
 full node over missing cpu over a selector or taint exclusion).  Results obtained only through the
 fuzzy stage are capped just under HIGH when nearly every word of the
@@ -67,7 +67,7 @@ FUZZY_CAP = HIGH - 0.01
 # (an nginx upstream failure) look like a medium match.
 STRONG_FUZZY = 0.85 * 0.9
 WEAK_FUZZY_CAP = MEDIUM - 0.01
-NODE_BONUS = 0.06
+NODE_BONUS = 0.08
 GENERIC_FACTOR = 0.6  # a symptom made only of generic phrases
 
 # Fusion with the article-text relevance (see :mod:`relevance`) and attribution (:mod:`attribution`).
