@@ -15,7 +15,7 @@ from troubleshoot.matching import match_payload, match_text
 AUDIT = Path(__file__).parent / "audit"
 
 # half: (useful answers / all, top-1 on covered pastes, share of confident answers that are wrong, at most)
-FLOORS = {"tuning": (0.47, 0.84, 0.10), "heldout": (0.36, 0.72, 0.15)}
+FLOORS = {"tuning": (0.66, 0.87, 0.06), "heldout": (0.44, 0.72, 0.15)}
 
 
 def rank(text: str) -> Ranked:
@@ -35,6 +35,13 @@ def test_the_audit_is_representative_in_size_and_split() -> None:
     assert max(kinds.values()) <= 3  # at most 3 pastes of one failure kind
     shipped = {p.stem for p in (Path(__file__).parents[1] / "troubleshoot" / "kb" / "en").glob("*.md")}
     assert {label for c in cases for label in c.labels} <= shipped  # every label names a shipped article
+
+
+def test_three_in_four_real_pastes_have_an_article() -> None:
+    """Coverage of the representative audit (issue: grow the KB by frequency): the share of pastes whose failure
+    a shipped article fixes, by the labels. It falls when an article that real pastes need is removed."""
+    cases = load_audit(AUDIT)
+    assert sum(1 for c in cases if c.labels) / len(cases) >= 0.75
 
 
 @pytest.mark.django_db
