@@ -325,27 +325,38 @@ class PhraseIndex:
         pending = nominated - full
         if not pending:
             return out
+        key_frags, sigs = self.key_frags, self.sigs
+        # first the weight of the distinct fragments found, per signature (each key is one fragment position
+        # of a signature): below the floor the chain cannot matter and is not built
+        upper: dict[int, float] = {}
+        for key in {h.key for h in hits}:
+            for s, _, w in key_frags[key]:
+                if s in pending:
+                    upper[s] = upper.get(s, 0.0) + w
+        chained: set[int] = set()
+        for s, weight in upper.items():
+            info = sigs[s]
+            if info.total <= 0:
+                continue
+            if weight / info.total < CHAIN_FLOOR:
+                out[s] = weight / info.total
+            else:
+                chained.add(s)
+        if not chained:
+            return out
         per_sig: dict[int, list[tuple[int, int, float]]] = {}
-        key_frags = self.key_frags
         for h in hits:
             for s, pos, w in key_frags[h.key]:
-                if s in pending:
+                if s in chained:
                     per_sig.setdefault(s, []).append((h.start, pos, w))
-        sigs = self.sigs
         for s, items in per_sig.items():
             info = sigs[s]
-            if info.total > 0:
-                # the chain can weigh no more than its distinct fragments: below the floor, skip the chain
-                upper = sum({pos: w for _, pos, w in items}.values()) / info.total
-                if upper < CHAIN_FLOOR:
-                    out[s] = upper
-                    continue
-                cov = min(1.0, _chain(items) / info.total)
-                if info.key_pos >= 0 and all(pos != info.key_pos for _, pos, _ in items):
-                    # "Last State: Terminated ... Exit Code" without "OOMKilled": weak, but still support
-                    # for the article's patterns (which may accept the variant: "Insufficient memory")
-                    cov = max(cov * KEY_MISSING, min(cov, KEY_FLOOR))
-                out[s] = cov
+            cov = min(1.0, _chain(items) / info.total)
+            if info.key_pos >= 0 and all(pos != info.key_pos for _, pos, _ in items):
+                # "Last State: Terminated ... Exit Code" without "OOMKilled": weak, but still support
+                # for the article's patterns (which may accept the variant: "Insufficient memory")
+                cov = max(cov * KEY_MISSING, min(cov, KEY_FLOOR))
+            out[s] = cov
         return out
 
 
