@@ -84,6 +84,9 @@ class Relevance:
         avg = (sum(lengths) / n) if n else 1.0
         self.norm = [K1 * (1 - B + B * (length / avg if avg else 1.0)) for length in lengths]
         self.idf = {w: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for w, p in self.postings.items()}
+        # each posting's whole BM25 term, computed once: a query only adds them up
+        self.weighted = {w: [(doc, self.idf[w] * tf * (K1 + 1) / (tf + self.norm[doc])) for doc, tf in plist]
+                         for w, plist in self.postings.items() if self.idf[w]}
 
     def __len__(self) -> int:
         return len(self.topics)
@@ -102,11 +105,8 @@ class Relevance:
         """BM25 score per topic for ``terms`` (each counted once); topics sharing no term are absent."""
         acc: dict[int, float] = {}
         for w in terms:
-            idf = self.idf.get(w)
-            if not idf:
-                continue
-            for doc, tf in self.postings[w]:
-                acc[doc] = acc.get(doc, 0.0) + idf * tf * (K1 + 1) / (tf + self.norm[doc])
+            for doc, s in self.weighted.get(w, ()):
+                acc[doc] = acc.get(doc, 0.0) + s
         return {self.topics[d]: s for d, s in acc.items()}
 
     def shared(self, topic: str, terms: Sequence[str], limit: int = 4) -> list[str]:
