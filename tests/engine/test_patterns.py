@@ -69,3 +69,11 @@ def test_prefilter_finds_only_lines_with_the_literal() -> None:
     ]
     assert ps.prefilter_many(texts) == {1: {1}, 2: {0}}
     assert ps.prefilter(texts[2]) == {0}
+
+
+def test_may_match_needs_the_required_literal_and_says_yes_without_one() -> None:
+    ps = PatternSet([Signature("k", "t", "en", "x", pattern=TAINT_PATTERN),
+                     Signature("k2", "t", "en", "y", pattern=r"(?P<n>\d+)")])
+    assert ps.may_match(0, "0/3 nodes are available: 3 node(s) had untolerated taint {a: b}.".lower())
+    assert not ps.may_match(0, "0/3 nodes are available: 3 insufficient cpu.")
+    assert ps.may_match(1, "anything")  # no literal every match must contain: always searched

@@ -187,7 +187,6 @@ class PhraseIndex:
         self.key_text: list[str] = []
         self.key_frags: list[list[tuple[int, int, float]]] = []  # (sig index, fragment position, weight)
         self.key_full: list[list[int]] = []  # signatures whose whole text this key is
-        self.key_gate: list[bool] = []
         self._key_id: dict[str, int] = {}
         norms = [normalize(s.text) for s in signatures]
         split = [fragments(n) for n in norms]
@@ -257,10 +256,10 @@ class PhraseIndex:
                 topic_of_key[kid].add(sig.topic)
                 self.key_full[kid].append(i)
             self.sigs.append(info)
-        self.key_gate = [len(t) <= GATE_DF for t in topic_of_key]
-        # the signatures a gated key nominates, as one set (candidates() unions these per hit)
-        self.key_sigs = [frozenset(s for s, _, _ in frags) if gate else frozenset()
-                         for frags, gate in zip(self.key_frags, self.key_gate)]
+        # the signatures a key nominates, as one set (candidates() unions these per hit); a key shared by
+        # more than GATE_DF topics nominates none
+        self.key_sigs = [frozenset(s for s, _, _ in frags) if len(topics) <= GATE_DF else frozenset()
+                         for frags, topics in zip(self.key_frags, topic_of_key)]
         self._automaton = ahocorasick.Automaton()
         for text, kid in self._key_id.items():
             self._automaton.add_word(text, kid)

@@ -223,23 +223,20 @@ class Matcher:
                     best[sig] = SymptomHit(sig, cov, "phrase", region, first, sev, window=size)
         return best, partial
 
-    def _patterns(
-        self,
-        lines: Sequence[Line],
-        templates: Sequence[Template],
-        windows: Sequence[_Window],
-        best: dict[int, SymptomHit],
-    ) -> None:
+    def _patterns(self, lines: Sequence[Line], templates: Sequence[Template], windows: Sequence[_Window],
+                  best: dict[int, SymptomHit]) -> None:
         if not len(self.patterns):
             return
         deadline = time.perf_counter() + PATTERN_BUDGET
         todo: list[tuple[int, int, str, int, int]] = []  # (sig, line idx, text, severity, size)
         hit_topics = {self.signatures[s].topic for s in best}
         for sig in sorted(best, key=lambda s: (-best[s].strength, s)):
-            hit = best[sig]
-            for other in self.topic_patterns.get(self.signatures[sig].topic, ()):
-                if other not in best or best[other].how != "pattern":
-                    todo.append((other, hit.line, region_text(lines, hit), hit.severity, hit.window))
+            hit, others = best[sig], self.topic_patterns.get(self.signatures[sig].topic, ())
+            text = region_text(lines, hit) if others else ""
+            lowered = text.lower()  # a pattern whose required literal is absent cannot match: not searched
+            for other in others:
+                if (other not in best or best[other].how != "pattern") and self.patterns.may_match(other, lowered):
+                    todo.append((other, hit.line, text, hit.severity, hit.window))
         samples = [lines[t.first].text for t in templates]
         for ti, sigs in sorted(self.patterns.prefilter_many(samples).items()):
             t = templates[ti]

@@ -145,7 +145,6 @@ class PatternSet:
         self.disabled: set[int] = set()
         self.strikes: dict[int, int] = {}
         self.errors: dict[int, str] = {}
-        self._lowered: tuple[str | None, str] = (None, "")
         automaton = ahocorasick.Automaton()
         by_literal: dict[str, list[int]] = {}
         for i, sig in enumerate(signatures):
@@ -196,25 +195,23 @@ class PatternSet:
             out.setdefault(k, set()).update(idxs)
         return out
 
+    def may_match(self, sig: int, lowered: str) -> bool:
+        """False when ``lowered`` (a text in lower case) lacks the literal every match of the pattern contains."""
+        literal = self.literal.get(sig)
+        return literal is None or literal in lowered
+
     def run(self, sig: int, text: str, deadline: float | None = None) -> tuple[tuple[int, int], dict[str, str]] | None:
         """Search one pattern in ``text``: (span, named captures) or None."""
         compiled = self.compiled.get(sig)
         if compiled is None or sig in self.disabled:
             return None
-        text = text[:MAX_TEXT]
-        literal = self.literal.get(sig)
-        if literal is not None:
-            if text is not self._lowered[0]:  # callers run several patterns on one text in a row
-                self._lowered = (text, text.lower())
-            if literal not in self._lowered[1]:
-                return None  # every match contains the literal: no need to search
         budget = self.timeout
         if deadline is not None:
             budget = min(budget, deadline - time.perf_counter())
             if budget <= 0:
                 return None
         try:
-            m = compiled.search(text, timeout=budget)
+            m = compiled.search(text[:MAX_TEXT], timeout=budget)
         except TimeoutError:
             # A busy machine can stall one search past its budget; only a pattern that keeps
             # timing out (STRIKES times) is switched off for the life of the process.
