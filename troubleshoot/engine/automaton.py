@@ -82,6 +82,7 @@ SPEC_MASS = 1.2  # IDF mass (in rare-word units) a signature needs for full spec
 GENERIC_TOPIC_SHARE = 0.4  # a token in more than this share of topics is generic (N >= 20)
 CHAIN_FLOOR = 0.34  # the matcher ignores coverage below this (rank.MIN_COVERAGE): no need to order it
 KEY_MISSING = 0.6  # coverage factor when the fragment with the signature's rarest word is not there
+PARTIAL = 0.85  # below this coverage a line is "partly matched" (the fuzzy stage looks at it first)
 KEY_FLOOR = 0.35  # ... but not below this (just above the matcher's MIN_COVERAGE)
 
 _SEP = re.compile(
@@ -312,6 +313,11 @@ class PhraseIndex:
 
     def candidates(self, hits: Sequence[Hit]) -> dict[int, float]:
         """Coverage (0..1) of every signature nominated by ``hits`` in one region."""
+        return self.covered(hits, 0.0)[0]
+
+    def covered(self, hits: Sequence[Hit], floor: float) -> tuple[dict[int, float], bool]:
+        """Coverage of the nominated signatures that reach ``floor``, and whether any nominated
+        signature is only partly covered (below ``PARTIAL``): the matcher looks again at such a line."""
         nominated: set[int] = set()
         full: set[int] = set()
         key_full, key_sigs = self.key_full, self.key_sigs
@@ -323,7 +329,7 @@ class PhraseIndex:
         out = {s: 1.0 for s in full}
         pending = nominated - full
         if not pending:
-            return out
+            return out, False
         key_frags, sigs = self.key_frags, self.sigs
         # first the weight of the distinct fragments found, per signature (each key is one fragment position
         # of a signature): below the floor the chain cannot matter and is not built
@@ -333,16 +339,19 @@ class PhraseIndex:
                 if s in pending:
                     upper[s] = upper.get(s, 0.0) + w
         chained: set[int] = set()
+        partial = False
         for s, weight in upper.items():
             info = sigs[s]
             if info.total <= 0:
                 continue
             if weight / info.total < CHAIN_FLOOR:
-                out[s] = weight / info.total
+                partial = True
+                if weight / info.total >= floor:
+                    out[s] = weight / info.total
             else:
                 chained.add(s)
         if not chained:
-            return out
+            return out, partial
         per_sig: dict[int, list[tuple[int, int, float]]] = {}
         for h in hits:
             for s, pos, w in key_frags[h.key]:
@@ -355,8 +364,10 @@ class PhraseIndex:
                 # "Last State: Terminated ... Exit Code" without "OOMKilled": weak, but still support
                 # for the article's patterns (which may accept the variant: "Insufficient memory")
                 cov = max(cov * KEY_MISSING, min(cov, KEY_FLOOR))
-            out[s] = cov
-        return out
+            partial = partial or cov < PARTIAL
+            if cov >= floor:
+                out[s] = cov
+        return out, partial
 
 
 def _chain(items: list[tuple[int, int, float]], cap: int = 48) -> float:

@@ -71,21 +71,22 @@ class FuzzyIndex:
             if len(toks) >= 2 or (toks and len(toks[0][0]) >= 8):
                 for tok, _ in toks:
                     postings.setdefault(tok, []).append(info.index)
-        self.postings = {t: s for t, s in postings.items() if len(s) <= GATE_DF * 4}
+        # each kept token with its IDF, computed once here rather than per line
+        self.postings = {t: (phrases.idf(t), s) for t, s in postings.items() if len(s) <= GATE_DF * 4}
 
     def candidates(self, toks: Iterable[str], limit: int = 8) -> list[int]:
         shared: dict[int, float] = {}
+        postings, mass = self.postings, self.mass
         for tok in sorted(set(toks)):  # a fixed order: float sums must not depend on hash seeds
-            sigs = self.postings.get(tok)
-            if not sigs:
+            entry = postings.get(tok)
+            if entry is None:
                 continue
-            w = self.phrases.idf(tok)
+            w, sigs = entry
             for sig in sigs:
                 shared[sig] = shared.get(sig, 0.0) + w
         # Rounded: two signatures whose shared mass equals their whole mass tie at 1.0, but the float sums can
         # land on 0.9999999999999999 or 1.0 depending on the KB's word weights, which changed the kept six.
-        ranked = [(round(m / self.mass[s], 9), s) for s, m in shared.items()
-                  if self.mass[s] > 0 and m / self.mass[s] >= 0.3]
+        ranked = [(round(m / mass[s], 9), s) for s, m in shared.items() if mass[s] > 0 and m / mass[s] >= 0.3]
         ranked.sort(key=lambda x: (-x[0], x[1]))
         return [s for _, s in ranked[:limit]]
 

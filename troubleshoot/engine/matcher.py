@@ -213,11 +213,10 @@ class Matcher:
                 w = windows[region - n_t]
                 first, size = w.first, w.size
                 sev = max(templates[tmpl_of[norms[k]]].severity for k in range(first, first + size))
-            for sig, cov in self.phrases.candidates(hits).items():
-                if cov < 0.85 and region < n_t:
-                    partial.add(region)
-                if cov < MIN_COVERAGE:
-                    continue
+            found, part = self.phrases.covered(hits, MIN_COVERAGE)
+            if part and region < n_t:
+                partial.add(region)
+            for sig, cov in found.items():
                 old = best.get(sig)
                 if old is None or (cov, -size, sev, -first) > (old.strength, -old.window, old.severity, -old.line):
                     best[sig] = SymptomHit(sig, cov, "phrase", region, first, sev, window=size)
