@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from .fields import Fields
+from .fields import KNOWN_COMPONENTS, Fields, components_of
 
-__all__ = ["canonical", "specific", "SPECIFIC", "who", "conflicts", "agrees"]
+__all__ = ["canonical", "display", "specific", "owners", "SPECIFIC", "who", "conflicts", "agrees"]
 
 # Components that are one controller or tool: an answer for one of them is wrong for another.
 SPECIFIC = frozenset({
@@ -44,9 +44,23 @@ def canonical(name: str) -> str:
     return _ALIASES.get(key, key)
 
 
+def display(name: str) -> str:
+    """A canonical name as people write it ("awsloadbalancercontroller" -> "AWS Load Balancer Controller")."""
+    return _DISPLAY.get(name, name)
+
+
 def specific(components: Iterable[str]) -> frozenset[str]:
     """The canonical names of the specific controllers among ``components`` (computed once per article)."""
     return frozenset(canonical(c) for c in components) & SPECIFIC
+
+
+def owners(slug: str, components: Iterable[str], named: Iterable[str] = ()) -> frozenset[str]:
+    """The specific controllers an article is written for, for :func:`conflicts` and the owner bonus: those of
+    its components its slug names (``karpenter-iam-denied``), plus the ones its own messages name. An article
+    whose slug names none (``rbac-forbidden``, ``x509-unknown-authority``) is about a general mechanism: the
+    controllers it lists are examples, and a paste from another controller is no conflict."""
+    own = specific(components) & specific(components_of(slug))
+    return own | specific(named) if own else own
 
 
 def who(per_line: Iterable[Fields]) -> list[str]:
@@ -71,3 +85,6 @@ def conflicts(article_specific: frozenset[str], paste_who: Sequence[str]) -> boo
 
 def agrees(article_specific: frozenset[str], paste_components: Iterable[str]) -> bool:
     return bool(article_specific) and any(canonical(c) in article_specific for c in paste_components)
+
+
+_DISPLAY = {canonical(n): n for n in KNOWN_COMPONENTS}

@@ -22,7 +22,8 @@ _COMPONENT_HINTS: list[tuple[str, str]] = [
     ("EBS CSI driver", r"ebs-csi|ebs\.csi\.aws\.com|ebs-plugin|EBS_CSI|EBSCSI"),
     ("EFS CSI driver", r"efs-csi|efs\.csi\.aws\.com|efs-plugin|efs-utils|mount\.efs|EFS_CSI|EFSCSI"),
     ("AWS Load Balancer Controller", r"aws-load-balancer-controller|elbv2\.k8s\.aws|aws-load-balancer-webhook"
-                                     r"|AWSLoadBalancerController|ingress\.k8s\.aws|load-balancer-controller"),
+                                     r"|AWSLoadBalancerController|ingress\.k8s\.aws|load-balancer-controller"
+                                     r"|\bcontroller=(?:ingress|targetGroupBinding)\b"),  # its reconcilers
     ("external-dns", r"external-?dns"),
     ("cert-manager", r"cert-manager|certmanager|cert-manager\.io|acme\.cert-manager"),
     ("metrics-server", r"metrics-server|metrics\.k8s\.io"),
@@ -48,7 +49,8 @@ _COMPONENT_KEYS = {
     "EBS CSI driver": ("ebs-csi", "ebs.csi", "ebs-plugin", "ebs_csi", "ebscsi"),
     "EFS CSI driver": ("efs-csi", "efs.csi", "efs-plugin", "efs-utils", "mount.efs", "efs_csi", "efscsi"),
     "AWS Load Balancer Controller": ("load-balancer-controller", "elbv2.k8s.aws", "aws-load-balancer-webhook",
-                                     "awsloadbalancercontroller", "ingress.k8s.aws"),
+                                     "awsloadbalancercontroller", "ingress.k8s.aws", "controller=ingress",
+                                     "controller=targetgroupbinding"),
     "external-dns": ("external-dns", "externaldns"),
     "cert-manager": ("cert-manager", "certmanager"),
     "metrics-server": ("metrics-server", "metrics.k8s.io"),

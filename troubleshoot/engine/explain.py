@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from .attribution import display
 from .fields import KNOWN_COMPONENTS, Fields
 from .types import Evidence
 
@@ -25,7 +26,8 @@ def why(evidence: Sequence[Evidence], shared: Sequence[str], conflict_with: Sequ
     if shared:
         out.append("its text shares: " + ", ".join(shared))
     if conflict_with:
-        out.append("written for another component than the one in the paste (" + ", ".join(conflict_with) + ")")
+        out.append("written for another component than the one in the paste ("
+                   + ", ".join(display(c) for c in conflict_with) + ")")
     return out
 
 __all__ = ["describe", "why"]

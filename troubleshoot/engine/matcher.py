@@ -2,8 +2,8 @@
 
 Pipeline (each stage is its own module)::
 
-    read -> normalize -> condense -> phrases (Aho-Corasick) -> patterns
-         -> fuzzy -> rank
+    read -> normalize -> condense -> regions (windows) -> phrases (Aho-Corasick)
+         -> patterns -> fields -> fuzzy -> rank
 
 Everything that depends on the signatures is built once in
 ``Matcher.__init__``; ``match`` costs time proportional to the paste (after
@@ -17,20 +17,22 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .attribution import agrees, conflicts, specific, who
+from .attribution import agrees, conflicts, owners, specific, who
 from .automaton import GENERIC_PHRASES, PhraseIndex
 from .condense import WARNING, Template, condense, query_text
 from .evidence import Locator, region_text
 from .explain import describe, why
-from .fields import Fields
+from .fields import Fields, components_of
 from .fuzzy import FuzzyIndex
 from .normalize import normalize_cached
 from .patterns import PatternSet
-from .rank import (
+from .rank import (  # noqa: I001
+    AGREE_BONUS,
     MEDIUM,
     MIN_COVERAGE,
     MIN_SCORE,
     NODE_BONUS,
+    OWNER_BONUS,
     REL_ONLY_MIN,
     STRONG_FUZZY,
     SymptomHit,
@@ -42,7 +44,8 @@ from .rank import (
     relevance_only,
     symptom_score,
 )
-from .reader import is_indented_field, is_record_start, read
+from .reader import read
+from .regions import Window, cut_windows
 from .relevance import Relevance
 from .rules import FieldRules, template_fields
 from .types import ArticleMatch, Evidence, Line, MatchResult, Signature, TopicInfo
@@ -51,9 +54,6 @@ __all__ = ["Matcher", "Recall"]
 
 Recall = Callable[[str, int], list[tuple[str, float]]]
 
-WINDOW_LINES = 4  # consecutive lines scanned together (phrases cut by wraps)
-WINDOW_STRIDE = 2
-WINDOW_CHARS = 900
 PATTERN_BUDGET = 1.0  # seconds of pattern time per request (a guard, not a target: load must not skip patterns)
 MAX_PATTERN_RUNS = 2000
 FUZZY_LINES = 120
@@ -77,13 +77,6 @@ class _Context:
         return self.rel.get(topic, 0.0) / top if top > 0 else 0.0
 
 
-@dataclass
-class _Window:
-    norm: str
-    first: int  # index into lines
-    size: int
-
-
 class Matcher:
     """Match pastes against a fixed set of :class:`Signature`."""
 
@@ -97,6 +90,10 @@ class Matcher:
     ):
         self.signatures: list[Signature] = list(signatures)
         topics = topics or {}
+        named: dict[str, list[str]] = {}
+        for sig in self.signatures:
+            named.setdefault(sig.topic, []).extend(components_of(sig.text[:400]))
+        self.topic_owners = {t: owners(t, info.components, named.get(t, ())) for t, info in topics.items()}
         self.topic_components = {t: specific(info.components) for t, info in topics.items()}
         self.relevance = Relevance({t: info.document for t, info in topics.items() if info.document})
         self.phrases = PhraseIndex(self.signatures, generic_phrases)
@@ -126,7 +123,7 @@ class Matcher:
         norms = [normalize_cached(line.text) for line in lines]
         templates = condense(lines, norms)
         tmpl_of = {t.norm: i for i, t in enumerate(templates)}
-        windows = self._windows(lines, norms)
+        windows = cut_windows(lines, norms)
         best, partial = self._phrases(lines, norms, templates, windows, tmpl_of)
         self._patterns(lines, templates, windows, best)
         per_template, paste = template_fields(lines, templates, FIELD_LINES)
@@ -156,41 +153,12 @@ class Matcher:
 
     # --------------------------------------------------------------- stages
 
-    def _windows(self, lines: Sequence[Line], norms: Sequence[str]) -> list[_Window]:
-        """Runs of lines that continue each other, cut into overlapping windows."""
-        out: list[_Window] = []
-        seen: set[str] = set()
-        n = len(lines)
-        i = 0
-        while i < n - 1:
-            j = i
-            # Runs continue through wrapped lines, and through the indented fields of one
-            # `kubectl describe` block ("Last State: Terminated / Reason: OOMKilled / Exit Code: 137").
-            while j + 1 < n and norms[j] and norms[j + 1] and (
-                not is_record_start(lines[j + 1].text)
-                or (is_indented_field(lines[j + 1].raw) and is_indented_field(lines[j].raw))
-            ):
-                j += 1
-            if j > i:
-                for s in range(i, j, WINDOW_STRIDE):
-                    e = min(j + 1, s + WINDOW_LINES)
-                    while e - s > 2 and sum(len(norms[k]) for k in range(s, e)) > WINDOW_CHARS:
-                        e -= 1
-                    joined = " ".join(norms[s:e])
-                    if joined not in seen:
-                        seen.add(joined)
-                        out.append(_Window(joined, s, e - s))
-                    if e >= j + 1:
-                        break
-            i = j + 1
-        return out
-
     def _phrases(
         self,
         lines: Sequence[Line],
         norms: Sequence[str],
         templates: Sequence[Template],
-        windows: Sequence[_Window],
+        windows: Sequence[Window],
         tmpl_of: dict[str, int],
     ) -> tuple[dict[int, SymptomHit], set[int]]:
         parts = [t.norm for t in templates] + [w.norm for w in windows]
@@ -222,7 +190,7 @@ class Matcher:
                     best[sig] = SymptomHit(sig, cov, "phrase", region, first, sev, window=size)
         return best, partial
 
-    def _patterns(self, lines: Sequence[Line], templates: Sequence[Template], windows: Sequence[_Window],
+    def _patterns(self, lines: Sequence[Line], templates: Sequence[Template], windows: Sequence[Window],
                   best: dict[int, SymptomHit]) -> None:
         if not len(self.patterns):
             return
@@ -314,7 +282,7 @@ class Matcher:
             fuzzy_only = all(h.how == "fuzzy" for _, h in scored)
             fuzzy_strength = max(self._fuzzy_weight(h) for _, h in scored)
             score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only, fuzzy_strength)
-            score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx), self._agree(topic, ctx))
+            score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx), self._agree(topic, ctx, scored[0][1]))
             if score >= MIN_SCORE:
                 spec = self.phrases.sigs[scored[0][1].sig].specificity
                 rough.append((score, spec, topic, scored, fuzzy_only, fuzzy_strength))
@@ -344,7 +312,7 @@ class Matcher:
                 bonus = NODE_BONUS * share if share is not None else 0.0
             score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only, fuzzy_strength)
             conflict = self._conflict(topic, ctx)
-            score = fuse(score, ctx.rel_share(topic), conflict, self._agree(topic, ctx))
+            score = fuse(score, ctx.rel_share(topic), conflict, self._agree(topic, ctx, scored[0][1]))
             match = ArticleMatch(
                 topic=topic,
                 language=pick_language(self.topic_langs.get(topic, set()), language),
@@ -367,10 +335,14 @@ class Matcher:
         return hit.strength if trusted else min(hit.strength, STRONG_FUZZY - 0.01)
 
     def _conflict(self, topic: str, ctx: _Context) -> bool:
-        return conflicts(self.topic_components.get(topic, ()), ctx.who)
+        return conflicts(self.topic_owners.get(topic, frozenset()), ctx.who)
 
-    def _agree(self, topic: str, ctx: _Context) -> bool:
-        return agrees(self.topic_components.get(topic, ()), ctx.components)
+    def _agree(self, topic: str, ctx: _Context, top: SymptomHit) -> float:
+        """The bonus of an article for the controller that printed the line or was denied (when its best
+        symptom is a full message of the article, not a wrapper with weight below 1), else for one named."""
+        if self.topic_owners.get(topic, frozenset()) & set(ctx.who) and self.signatures[top.sig].weight >= 1:
+            return OWNER_BONUS
+        return AGREE_BONUS if agrees(self.topic_components.get(topic, ()), ctx.components) else 0.0
 
     def _why(self, topic: str, evidence: Sequence[Evidence], ctx: _Context, conflict: bool) -> list[str]:
         return why(evidence, self.relevance.shared(topic, ctx.terms), ctx.who if conflict else [])

@@ -74,6 +74,7 @@ GENERIC_FACTOR = 0.6  # a symptom made only of generic phrases
 REL_BONUS = 0.04  # an article whose whole text fits the paste best gains up to +0.02, one sharing nothing -0.02
 CONFLICT_FACTOR = 0.6  # an article for another specific controller than the one that printed / was denied
 AGREE_BONUS = 0.03  # an article for a specific controller the paste mentions (a role, a tag, a logger ...)
+OWNER_BONUS = 0.08  # ... written for the controller that printed the line or was denied: it beats a family article
 REL_ONLY_WEIGHT = 0.3  # relevance alone, without any signature evidence: always LOW
 REL_ONLY_MIN = 0.5  # share of the best relevance a topic needs to be suggested on relevance alone
 
@@ -130,7 +131,7 @@ def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_onl
     return max(0.0, min(1.0, score))
 
 
-def fuse(score: float, rel_share: float, conflict: bool, agree: bool = False) -> float:
+def fuse(score: float, rel_share: float, conflict: bool, agree: bool | float = False) -> float:
     """Signature score adjusted by the article's text relevance (share of the best, 0..1) and by
     whether the article is written for another controller than the paste's, or for one it names."""
     # Relevance orders the uncertain candidates; between strong signature matches (a FailedScheduling
@@ -140,7 +141,7 @@ def fuse(score: float, rel_share: float, conflict: bool, agree: bool = False) ->
     if conflict:
         s *= CONFLICT_FACTOR
     elif agree:
-        s += AGREE_BONUS
+        s += AGREE_BONUS if agree is True else float(agree)
     return max(0.0, min(1.0, s))
 
 

@@ -34,6 +34,7 @@ _ANSI = re.compile(
     r"|\x1b[@-Z\\-_]"  # other two-byte escapes
     r"|\x9b[0-?]*[ -/]*[@-~]"
 )
+_MD_LINK = re.compile(r"\[(https?://[^\]\s]{1,2000})\]\(https?://[^)\s]{1,2000}\)")
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _PROMPT = re.compile(
     r"^\s*(?:"
@@ -96,6 +97,8 @@ def clean(physical: str) -> str:
     s = _CTRL.sub("", s.replace("\t", "    "))
     if s[:1] in "$#%>.P([" or "@" in s[:64]:
         s = _PROMPT.sub("", s, count=1)
+    if "](http" in s:  # copied from rendered Markdown: "[https://x](https://x)" back to the bare address
+        s = _MD_LINK.sub(r"\1", s)
     return s.rstrip()
 
 
@@ -139,7 +142,9 @@ def _record_source(obj: dict[str, Any]) -> str:
     for key in _SOURCE_KEYS:
         value = obj.get(key)
         if isinstance(value, str) and 0 < len(value) <= 80:
-            out.append(value.rsplit(":", 1)[0] if key == "caller" else value)
+            # a controller-runtime reconciler's name is kept as controller=<name>: alone it says little
+            out.append(value.rsplit(":", 1)[0] if key == "caller" else f"controller={value}" if key == "controller"
+                       else value)
     kube = obj.get("kubernetes")
     if isinstance(kube, dict):  # fluent-bit / CloudWatch Container Insights records
         for key in ("container_name", "pod_name"):
