@@ -22,7 +22,7 @@ __all__ = ["canonical", "display", "specific", "owners", "SPECIFIC", "who", "con
 SPECIFIC = frozenset({
     "karpenter", "vpccni", "ebscsidriver", "efscsidriver", "awsloadbalancercontroller", "externaldns",
     "certmanager", "metricsserver", "coredns", "clusterautoscaler", "ingressnginx", "argocd",
-    "nodeterminationhandler", "ekspodidentity", "helm", "terraform",
+    "nodeterminationhandler", "ekspodidentity", "helm", "terraform", "eksautomode",
 })
 _ALIASES = {
     "awsnodeterminationhandler": "nodeterminationhandler", "nth": "nodeterminationhandler",

@@ -38,6 +38,7 @@ _COMPONENT_HINTS: list[tuple[str, str]] = [
     ("Helm", r"\bhelm\b|helm\.sh|INSTALLATION FAILED|UPGRADE FAILED|ROLLBACK FAILED"),
     ("Terraform", r"terraform|\bwith module\.|\.tf line \d+|\bprovider\[\"registry"),
     ("Fargate", r"fargate"),
+    ("EKS Auto Mode", r"eks-auto-mode|\bEKS Auto Mode\b"),
 ]
 _COMPONENT_RX = [(name, re.compile(rx, re.IGNORECASE)) for name, rx in _COMPONENT_HINTS]
 # Lowercase substrings, one of which every match of a component's hint contains: checked with `in`
@@ -65,6 +66,7 @@ _COMPONENT_KEYS = {
     "Helm": ("helm", "installation failed", "upgrade failed", "rollback failed"),
     "Terraform": ("terraform", "with module.", ".tf line", 'provider["registry'),
     "Fargate": ("fargate",),
+    "EKS Auto Mode": ("eks-auto-mode", "eks auto mode"),
 }
 KNOWN_COMPONENTS = frozenset(name for name, _ in _COMPONENT_HINTS)
 

@@ -226,6 +226,9 @@ _EVENT = re.compile(
     r"^\s*(?:\S+\s+){0,3}?(?:Warning|Normal)\s+(?P<reason>[A-Z][A-Za-z]+)\s"
     r"|\b(?:reason|Reason)[:=]\s*\"?(?P<reason2>(?:Failed|Back|Node|Evicted|Unhealthy|Insufficient|Invalid)[A-Za-z]*)"
 )
+# the From column of a `kubectl describe` event row: the controller that reported the event
+_EVENT_FROM = re.compile(r"^\s*(?:Warning|Normal)\s+[A-Z][A-Za-z]+\s+(?:\S+(?: \(x\d+ over \S+\))?)?\s{2,}"
+                         r"(?P<from>[a-z][\w./:-]{2,80})\s{2,}\S")
 _TF_WITH = re.compile(r"\bwith (?P<addr>(?:module\.[\w-]+(?:\[[^\]]{0,80}\])?\.)*(?:data\.)?"
                       r"(?P<type>[a-z][a-z0-9]*_[\w]+)\.[\w-]+(?:\[[^\]]{0,80}\])?)")
 _TF_IN = re.compile(r"in (?:resource|data) \"(?P<type>[a-z][a-z0-9]*_\w+)\" \"(?P<name>[\w-]+)\"")
@@ -243,6 +246,9 @@ _CHAIN_HEAD = re.compile(r"^(?:error |Error: |err=)?\"?(?P<head>(?:failed to|una
 def _tools(text: str, out: Fields) -> None:
     if ("Warning" in text or "Normal" in text or "eason" in text) and (m := _EVENT.search(text)):
         _add(out, "event.reason", m.group("reason") or m.group("reason2"))
+        if (f := _EVENT_FROM.match(text)) and (printer := components_of(f.group("from"))):
+            _add(out, "printed_by", *printer)
+            _add(out, "component", *printer)
     if "with " in text and (m := _TF_WITH.search(text)):
         _add(out, "tf.address", m.group("addr"))
         _add(out, "tf.resource", m.group("type"))

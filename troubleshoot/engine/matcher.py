@@ -71,6 +71,7 @@ class _Context:
     terms: list[str]
     who: list[str]
     components: list[str]
+    who_at: dict[int, set[str]]  # line -> who printed it or was denied on it
 
     def rel_share(self, topic: str) -> float:
         top = max(self.rel.values(), default=0.0)
@@ -130,7 +131,8 @@ class Matcher:
         self._fields(lines, templates, per_template, paste, best)
         self._fuzzy(templates, best, partial)
         terms = self.relevance.query(templates) if len(self.relevance) else []
-        context = _Context(self.relevance.scores(terms), terms, who(per_template), paste.get("component", []))
+        who_at = {templates[i].first: set(who([f])) for i, f in enumerate(per_template) if f}
+        context = _Context(self.relevance.scores(terms), terms, who(per_template), paste.get("component", []), who_at)
         matches = self._rank(lines, best, limit, language, context)
         stats: dict[str, object] = {
             "lines": lines[-1].number + lines[-1].raw.count("\n") if lines else 0,
@@ -338,9 +340,12 @@ class Matcher:
         return conflicts(self.topic_owners.get(topic, frozenset()), ctx.who)
 
     def _agree(self, topic: str, ctx: _Context, top: SymptomHit) -> float:
-        """The bonus of an article for the controller that printed the line or was denied (when its best
-        symptom is a full message of the article, not a wrapper with weight below 1), else for one named."""
-        if self.topic_owners.get(topic, frozenset()) & set(ctx.who) and self.signatures[top.sig].weight >= 1:
+        """The bonus of an article for the controller that printed its best evidence line or was denied on it (the
+        paste's, when that line names none), if that symptom is a full message of the article (not a wrapper with
+        weight below 1); else a smaller one for an article about a controller the paste names."""
+        owned = self.topic_owners.get(topic, frozenset()) & (ctx.who_at.get(top.line) or set(ctx.who))
+        sig = self.signatures[top.sig]
+        if owned and sig.weight >= 1 and sig.kind != "event":  # an event row is the reporter's view, not its fault
             return OWNER_BONUS
         return AGREE_BONUS if agrees(self.topic_components.get(topic, ()), ctx.components) else 0.0
 
