@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 HIGH = 0.70
-MEDIUM = 0.50
+MEDIUM = 0.55
 MIN_SCORE = 0.12
 MIN_COVERAGE = 0.34  # phrase coverage below this is noise
 FUZZY_CAP = HIGH - 0.01
