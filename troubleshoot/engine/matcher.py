@@ -34,6 +34,7 @@ from .rank import (  # noqa: I001
     NODE_BONUS,
     OWNER_BONUS,
     REL_ONLY_MIN,
+    STALE_SCHEDULING,
     STRONG_FUZZY,
     SymptomHit,
     article_score,
@@ -42,6 +43,7 @@ from .rank import (  # noqa: I001
     node_share,
     pick_language,
     relevance_only,
+    scheduled_after,
     symptom_score,
 )
 from .reader import read
@@ -130,6 +132,10 @@ class Matcher:
         per_template, paste = template_fields(lines, templates, FIELD_LINES)
         self._fields(lines, templates, per_template, paste, best)
         self._fuzzy(templates, best, partial)
+        if (cut := scheduled_after([line.text for line in lines])) is not None:
+            for hit in best.values():  # the pod got a node after these: history, not the failure
+                if hit.line < cut and any(k in lines[hit.line].text for k in ("FailedScheduling", "nodes are av")):
+                    hit.strength *= STALE_SCHEDULING
         terms = self.relevance.query(templates) if len(self.relevance) else []
         who_at = {templates[i].first: set(who([f])) for i, f in enumerate(per_template) if f}
         context = _Context(self.relevance.scores(terms), terms, who(per_template), paste.get("component", []), who_at)

@@ -38,6 +38,7 @@ verbatim):
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "weight_factor",
     "fuse",
     "relevance_only",
+    "scheduled_after",
 ]
 
 HIGH = 0.70
@@ -199,3 +201,20 @@ def pick_language(available: set[str] | frozenset[str], wanted: str) -> str:
     if "en" in available:
         return "en"
     return sorted(available)[0] if available else wanted
+
+
+_SCHEDULED = "Successfully assigned "
+_UNSCHEDULABLE = ("FailedScheduling", "nodes are available")
+STALE_SCHEDULING = 0.6  # strength factor of a scheduling failure the pod got past
+
+
+def scheduled_after(texts: Sequence[str]) -> int | None:
+    """The line of the last ``Scheduled`` event ("Successfully assigned ns/pod to node") when no scheduling
+    failure follows it: the FailedScheduling events above it are history, the pod did get a node."""
+    last = None
+    for i, text in enumerate(texts):
+        if _SCHEDULED in text:
+            last = i
+        elif last is not None and any(k in text for k in _UNSCHEDULABLE):
+            last = None
+    return last
