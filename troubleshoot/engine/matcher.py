@@ -188,6 +188,14 @@ class Matcher:
             else:
                 w = windows[region - n_t]
                 first, size = w.first, w.size
+                # hits all inside one of its lines: that line's own region already gave the same coverage
+                edge, ends = starts[region], []
+                for k in range(first, first + size):
+                    edge += len(norms[k]) + 1
+                    ends.append(edge)
+                lo, hi = min(h.start for h in hits), max(h.end for h in hits) - 1
+                if bisect_right(ends, lo) == bisect_right(ends, hi):
+                    continue
                 sev = max(templates[tmpl_of[norms[k]]].severity for k in range(first, first + size))
             found, part = self.phrases.covered(hits, MIN_COVERAGE)
             if part and region < n_t:
