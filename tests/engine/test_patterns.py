@@ -77,3 +77,15 @@ def test_may_match_needs_the_required_literal_and_says_yes_without_one() -> None
     assert ps.may_match(0, "0/3 nodes are available: 3 node(s) had untolerated taint {a: b}.".lower())
     assert not ps.may_match(0, "0/3 nodes are available: 3 insufficient cpu.")
     assert ps.may_match(1, "anything")  # no literal every match must contain: always searched
+
+
+def test_the_required_literal_is_read_inside_mandatory_groups() -> None:
+    # a message kept whole in a named group is still prefiltered by its words
+    assert required_literal("(?P<error>Subnets specified must be in at least two different AZs)") == (
+        "subnets specified must be in at least two different azs")
+    assert required_literal("(?:(?P<code>NodeCreationFailure)\\W{1,6})?Instances failed to join") == (
+        "instances failed to join")
+    # optional groups, alternations and lookarounds are never required
+    assert required_literal("(?:abcdef)? xy") is None
+    assert required_literal("foo (?:barbaz|quxquux) zz") is None
+    assert required_literal("soft error(?![^\\n]{0,30}AccessDenied)") == "soft error"

@@ -41,27 +41,28 @@ _SPECIAL_ESCAPES = set("dDwWsSbBAZzGpPNXuUxhHvVKRmMnrtfae0123456789gkL")
 def required_literal(pattern: str, min_len: int = 4) -> str | None:
     """Longest literal (lowercased) that every match of ``pattern`` contains.
 
-    Only top-level text is considered; a top-level alternation or verbose
-    mode yields None.  Conservative: when unsure, a run is cut short.
+    Text inside a group counts when the group is mandatory (no ``?``, ``*`` or ``{}`` after it) and has no
+    alternation, so ``(?P<error>Subnets specified must ...)`` still yields its words; lookarounds never count.
+    A top-level alternation or verbose mode yields None. Conservative: when unsure, a run is cut short.
     """
     if _VERBOSE.search(pattern):
         return None
-    runs: list[str] = []
+    top: list[str] = []
+    frames: list[tuple[list[str], list[bool]]] = []  # (runs found inside, [alternation seen, lookaround])
     run: list[str] = []
-    depth = 0
     i = 0
     n = len(pattern)
 
     def cut() -> None:
         if run:
-            runs.append("".join(run))
+            (frames[-1][0] if frames else top).append("".join(run))
             run.clear()
 
     while i < n:
         c = pattern[i]
         if c == "\\" and i + 1 < n:
             nxt = pattern[i + 1]
-            if depth == 0 and not nxt.isalnum() and nxt not in _SPECIAL_ESCAPES:
+            if not nxt.isalnum() and nxt not in _SPECIAL_ESCAPES:
                 run.append(nxt.lower())
             else:
                 cut()
@@ -78,15 +79,30 @@ def required_literal(pattern: str, min_len: int = 4) -> str | None:
             i = j + 1
         elif c == "(":
             cut()
-            depth += 1
-            i += 1
+            look = pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i) or (
+                pattern.startswith("(?", i) and not pattern.startswith(("(?:", "(?P<"), i))
+            frames.append(([], [False, look]))
+            if pattern.startswith("(?P<", i):
+                i = pattern.find(">", i) + 1 or n
+            elif pattern.startswith(("(?:", "(?=", "(?!"), i):
+                i += 3
+            elif pattern.startswith(("(?<=", "(?<!"), i):
+                i += 4
+            else:
+                i += 1
         elif c == ")":
             cut()
-            depth = max(0, depth - 1)
+            if frames:
+                runs, (alt, look) = frames.pop()
+                optional = i + 1 < n and pattern[i + 1] in "?*{"
+                if not (alt or look or optional):
+                    (frames[-1][0] if frames else top).extend(runs)
             i += 1
         elif c == "|":
-            if depth == 0:
+            if not frames:
                 return None
+            cut()
+            frames[-1][1][0] = True
             i += 1
         elif c in "?*{":
             if run:  # the preceding character is optional
@@ -104,11 +120,10 @@ def required_literal(pattern: str, min_len: int = 4) -> str | None:
             cut()
             i += 1
         else:
-            if depth == 0:
-                run.append(c.lower())
+            run.append(c.lower())
             i += 1
     cut()
-    best = max((r.strip() for r in runs), key=len, default="")
+    best = max((r.strip() for r in top), key=len, default="")
     return best if len(best) >= min_len else None
 
 
