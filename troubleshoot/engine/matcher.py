@@ -26,7 +26,7 @@ from .fields import Fields, components_of
 from .fuzzy import FuzzyIndex
 from .normalize import normalize_cached
 from .patterns import PatternSet
-from .rank import (  # noqa: I001
+from .rank import (
     AGREE_BONUS,
     MEDIUM,
     MIN_COVERAGE,
@@ -34,16 +34,15 @@ from .rank import (  # noqa: I001
     NODE_BONUS,
     OWNER_BONUS,
     REL_ONLY_MIN,
-    STALE_SCHEDULING,
     STRONG_FUZZY,
     SymptomHit,
     article_score,
     confidence,
+    discount_resolved_scheduling,
     fuse,
     node_share,
     pick_language,
     relevance_only,
-    scheduled_after,
     symptom_score,
 )
 from .reader import read
@@ -132,10 +131,7 @@ class Matcher:
         per_template, paste = template_fields(lines, templates, FIELD_LINES)
         self._fields(lines, templates, per_template, paste, best)
         self._fuzzy(templates, best, partial)
-        if (cut := scheduled_after([line.text for line in lines])) is not None:
-            for hit in best.values():  # the pod got a node after these: history, not the failure
-                if hit.line < cut and any(k in lines[hit.line].text for k in ("FailedScheduling", "nodes are av")):
-                    hit.strength *= STALE_SCHEDULING
+        discount_resolved_scheduling([line.text for line in lines], best.values())
         terms = self.relevance.query(templates) if len(self.relevance) else []
         who_at = {templates[i].first: set(who([f])) for i, f in enumerate(per_template) if f}
         context = _Context(self.relevance.scores(terms), terms, who(per_template), paste.get("component", []), who_at)
@@ -298,7 +294,7 @@ class Matcher:
             fuzzy_only = all(h.how == "fuzzy" for _, h in scored)
             fuzzy_strength = max(self._fuzzy_weight(h) for _, h in scored)
             score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only, fuzzy_strength)
-            score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx), self._agree(topic, ctx, scored[0][1]))
+            score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx), self._bonus(topic, ctx, scored[0][1]))
             if score >= MIN_SCORE:
                 spec = self.phrases.sigs[scored[0][1].sig].specificity
                 rough.append((score, spec, topic, scored, fuzzy_only, fuzzy_strength))
@@ -328,7 +324,7 @@ class Matcher:
                 bonus = NODE_BONUS * share if share is not None else 0.0
             score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only, fuzzy_strength)
             conflict = self._conflict(topic, ctx)
-            score = fuse(score, ctx.rel_share(topic), conflict, self._agree(topic, ctx, scored[0][1]))
+            score = fuse(score, ctx.rel_share(topic), conflict, self._bonus(topic, ctx, scored[0][1]))
             match = ArticleMatch(
                 topic=topic,
                 language=pick_language(self.topic_langs.get(topic, set()), language),
@@ -353,7 +349,7 @@ class Matcher:
     def _conflict(self, topic: str, ctx: _Context) -> bool:
         return conflicts(self.topic_owners.get(topic, frozenset()), ctx.who)
 
-    def _agree(self, topic: str, ctx: _Context, top: SymptomHit) -> float:
+    def _bonus(self, topic: str, ctx: _Context, top: SymptomHit) -> float:
         """The bonus of an article for the controller that printed its best evidence line or was denied on it (the
         paste's, when that line names none), if that symptom is a full message of the article (not a wrapper with
         weight below 1); else a smaller one for an article about a controller the paste names."""

@@ -38,7 +38,7 @@ verbatim):
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -56,6 +56,7 @@ __all__ = [
     "fuse",
     "relevance_only",
     "scheduled_after",
+    "discount_resolved_scheduling",
 ]
 
 HIGH = 0.70
@@ -133,7 +134,7 @@ def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_onl
     return max(0.0, min(1.0, score))
 
 
-def fuse(score: float, rel_share: float, conflict: bool, agree: bool | float = False) -> float:
+def fuse(score: float, rel_share: float, conflict: bool, bonus: float = 0.0) -> float:
     """Signature score adjusted by the article's text relevance (share of the best, 0..1) and by
     whether the article is written for another controller than the paste's, or for one it names."""
     # Relevance orders the uncertain candidates; between strong signature matches (a FailedScheduling
@@ -142,8 +143,8 @@ def fuse(score: float, rel_share: float, conflict: bool, agree: bool | float = F
     s = score + REL_BONUS * (max(0.0, min(1.0, rel_share)) - 0.5) * fade
     if conflict:
         s *= CONFLICT_FACTOR
-    elif agree:
-        s += AGREE_BONUS if agree is True else float(agree)
+    else:
+        s += bonus  # AGREE_BONUS or OWNER_BONUS
     return max(0.0, min(1.0, s))
 
 
@@ -218,3 +219,13 @@ def scheduled_after(texts: Sequence[str]) -> int | None:
         elif last is not None and any(k in text for k in _UNSCHEDULABLE):
             last = None
     return last
+
+
+def discount_resolved_scheduling(texts: Sequence[str], hits: Iterable[SymptomHit]) -> None:
+    """Weaken hits on scheduling failures that a later ``Scheduled`` event resolved: history, not the failure."""
+    cut = scheduled_after(texts)
+    if cut is None:
+        return
+    for hit in hits:
+        if hit.line < cut and any(k in texts[hit.line] for k in _UNSCHEDULABLE):
+            hit.strength *= STALE_SCHEDULING
