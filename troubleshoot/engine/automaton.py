@@ -77,6 +77,7 @@ STOPWORDS = frozenset(
 VALUE_WEIGHT = 0.35  # share of an example value (inside {} or "") in the coverage
 MAX_RUN = 6  # fragments longer than this many tokens are split into runs of RUN tokens
 RUN = 4
+WEAK_ALONE = 0.2  # specificity at or below which a one-word signature nominates nothing
 GATE_DF = 64  # a key shared by more topics than this cannot nominate a candidate
 SPEC_MASS = 1.2  # IDF mass (in rare-word units) a signature needs for full specificity
 GENERIC_TOPIC_SHARE = 0.4  # a token in more than this share of topics is generic (N >= 20)
@@ -252,6 +253,11 @@ class PhraseIndex:
             info.specificity = (spec_num / spec_den) * min(1.0, spec_num / SPEC_MASS) if spec_den else 0.2
             if info.generic:
                 info.specificity *= 0.5
+            if len(info.frags) == 1 and len(_tokens(info.frags[0].text)) == 1 and info.specificity <= WEAK_ALONE:
+                # all that is left of it is one quoted word ('"nodegroups": []' -> nodegroups, '... [recovered]'):
+                # that word in any line is no sign of this symptom, so it nominates nothing (a pattern still may)
+                kid = info.frags[0].key
+                self.key_frags[kid] = [e for e in self.key_frags[kid] if e[0] != i]
             if len(norm) >= 8:
                 kid = self._key(norm, topic_of_key)
                 topic_of_key[kid].add(sig.topic)

@@ -72,7 +72,7 @@ class FuzzyIndex:
                 for tok, _ in toks:
                     postings.setdefault(tok, []).append(info.index)
         # each kept token with its IDF, computed once here rather than per line
-        self.postings = {t: (phrases.idf(t), s) for t, s in postings.items() if len(s) <= GATE_DF * 4}
+        self.postings = {t: (phrases.idf(t), s) for t, s in postings.items() if len(s) <= GATE_DF * 2}
 
     def candidates(self, toks: Iterable[str], limit: int = 8) -> list[int]:
         shared: dict[int, float] = {}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .attribution import agrees, conflicts, owners, specific, who
 from .automaton import GENERIC_PHRASES, PhraseIndex
@@ -49,7 +49,7 @@ from .reader import read
 from .regions import Window, cut_windows
 from .relevance import Relevance
 from .rules import FieldRules, template_fields
-from .types import ArticleMatch, Evidence, Line, MatchResult, Signature, TopicInfo
+from .types import ArticleMatch, Evidence, Line, MatchResult, Signature, TopicInfo, distinct
 
 __all__ = ["Matcher", "Recall"]
 
@@ -90,7 +90,8 @@ class Matcher:
         pattern_timeout: float = 0.1,
         generic_phrases: Iterable[str] = GENERIC_PHRASES,
     ):
-        self.signatures: list[Signature] = list(signatures)
+        # a topic's translations carry the same machine messages: each is matched once (see types.distinct)
+        self.signatures, self._keys, self.topic_langs = distinct(signatures)
         topics = topics or {}
         named: dict[str, list[str]] = {}
         for sig in self.signatures:
@@ -102,10 +103,8 @@ class Matcher:
         self.patterns = PatternSet(self.signatures, timeout=pattern_timeout)
         self.fuzzy = FuzzyIndex(self.phrases)
         self.rules = FieldRules(self.signatures, timeout=pattern_timeout)
-        self.topic_langs: dict[str, set[str]] = {}
         self.topic_patterns: dict[str, list[int]] = {}
         for i, sig in enumerate(self.signatures):
-            self.topic_langs.setdefault(sig.topic, set()).add(sig.language)
             if i in self.patterns.compiled:
                 self.topic_patterns.setdefault(sig.topic, []).append(i)
         self.locator = Locator(self.signatures, self.phrases)
@@ -290,7 +289,7 @@ class Matcher:
             per_topic.setdefault(s.topic, []).append((score, hit))
         rough = []
         for topic, scored in per_topic.items():
-            scored.sort(key=lambda x: (-x[0], x[1].line))
+            scored.sort(key=lambda x: (-x[0], x[1].line, x[1].sig))
             fuzzy_only = all(h.how == "fuzzy" for _, h in scored)
             fuzzy_strength = max(self._fuzzy_weight(h) for _, h in scored)
             score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only, fuzzy_strength)
@@ -306,10 +305,12 @@ class Matcher:
             causes: dict[int, float] = {}
             symptoms: list[str] = []
             seen_ev: set[tuple[int, tuple[int, int], str]] = set()
+            lang = pick_language(self.topic_langs.get(topic, set()), language)
             for s, hit in scored:
                 sig = self.signatures[hit.sig]
-                if sig.key not in symptoms:
-                    symptoms.append(sig.key)
+                key = self._keys[hit.sig].get(lang, sig.key)
+                if key not in symptoms:
+                    symptoms.append(key)
                 if sig.cause is not None:
                     causes[sig.cause] = causes.get(sig.cause, 0.0) + s
                 for k, v in hit.captures.items():
@@ -317,7 +318,7 @@ class Matcher:
                 for ev in self.locator.evidence(lines, hit):
                     if len(evidence) < MAX_EVIDENCE and (ev.line, ev.span, ev.how) not in seen_ev:
                         seen_ev.add((ev.line, ev.span, ev.how))
-                        evidence.append(ev)
+                        evidence.append(ev if ev.symptom == key else replace(ev, symptom=key))
             bonus = 0.0
             if evidence and score >= MEDIUM:
                 share = node_share(evidence[0].text, evidence[0].span[0])
@@ -327,7 +328,7 @@ class Matcher:
             score = fuse(score, ctx.rel_share(topic), conflict, self._bonus(topic, ctx, scored[0][1]))
             match = ArticleMatch(
                 topic=topic,
-                language=pick_language(self.topic_langs.get(topic, set()), language),
+                language=lang,
                 score=round(score, 4),
                 confidence=confidence(score),
                 evidence=evidence,
@@ -350,10 +351,15 @@ class Matcher:
         return conflicts(self.topic_owners.get(topic, frozenset()), ctx.who)
 
     def _bonus(self, topic: str, ctx: _Context, top: SymptomHit) -> float:
-        """The bonus of an article for the controller that printed its best evidence line or was denied on it (the
+        """The bonus of an article for the controller that printed its best evidence line, was denied on it or is named by
+        what its message pattern captured there (the
         paste's, when that line names none), if that symptom is a full message of the article (not a wrapper with
         weight below 1); else a smaller one for an article about a controller the paste names."""
-        owned = self.topic_owners.get(topic, frozenset()) & (ctx.who_at.get(top.line) or set(ctx.who))
+        mine = self.topic_owners.get(topic, frozenset())
+        owned = mine & (ctx.who_at.get(top.line) or set(ctx.who))
+        if not owned and top.how == "pattern" and top.captures:
+            # its own message pattern captured the controller's own names (its API group, its kinds)
+            owned = mine & specific(components_of(" ".join(top.captures.values())))
         sig = self.signatures[top.sig]
         if owned and sig.weight >= 1 and sig.kind != "event":  # an event row is the reporter's view, not its fault
             return OWNER_BONUS

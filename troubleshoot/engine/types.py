@@ -1,15 +1,17 @@
 """Public data types of the symptom-matching engine.
 
-Plain dataclasses, no behaviour: the Django side builds :class:`Signature`
-objects from the knowledge base and reads :class:`MatchResult` back.
+Plain dataclasses: the Django side builds :class:`Signature` objects from the
+knowledge base and reads :class:`MatchResult` back; :func:`distinct` folds the
+translations of one symptom into one signature.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Signature", "TopicInfo", "Evidence", "ArticleMatch", "MatchResult", "Line", "CONFIDENCE_LEVELS"]
+__all__ = ["Signature", "TopicInfo", "Evidence", "ArticleMatch", "MatchResult", "Line", "CONFIDENCE_LEVELS", "distinct"]
 
 CONFIDENCE_LEVELS = ("high", "medium", "low")
 
@@ -27,6 +29,27 @@ class Signature:
     kind: str = ""
     cause: int | None = None
     when: tuple[tuple[str, str], ...] = ()  # structured conditions (field, regex); see engine.fields
+
+
+def distinct(signatures: Iterable[Signature]) -> tuple[list[Signature], list[dict[str, str]], dict[str, set[str]]]:
+    """The distinct symptoms of ``signatures``, each with its key per language, and each topic's languages.
+
+    An article's translations list the same machine messages with the same patterns: matching each once
+    halves the work, and the answer names the symptom's key in the language the reader gets."""
+    out: list[Signature] = []
+    keys: list[dict[str, str]] = []
+    langs: dict[str, set[str]] = {}
+    seen: dict[tuple, int] = {}
+    for sig in signatures:
+        langs.setdefault(sig.topic, set()).add(sig.language)
+        same = (sig.topic, sig.text, sig.pattern, sig.weight, sig.kind, sig.cause, sig.when)
+        if same in seen:
+            keys[seen[same]].setdefault(sig.language, sig.key)
+            continue
+        seen[same] = len(out)
+        out.append(sig)
+        keys.append({sig.language: sig.key})
+    return out, keys, langs
 
 
 @dataclass(frozen=True)

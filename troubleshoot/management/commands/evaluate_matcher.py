@@ -45,6 +45,9 @@ class Command(BaseCommand):
         parser.add_argument("--sweep", action="store_true",
                             help="with --audit: print useful answers and confident-wrong per score threshold "
                                  "(use it on the tuning half to choose the confidence cut)")
+        parser.add_argument("--rounds", default="", metavar="c6,c7",
+                            help="with --audit: only the pastes of these collections (id prefixes), e.g. a "
+                                 "new round's first run")
 
     def handle(self, *args, **options):  # type: ignore[no-untyped-def]
         if options["audit"] is not None:
@@ -70,6 +73,9 @@ class Command(BaseCommand):
         cases = load_audit(root)
         if options["half"] != "both":
             cases = [c for c in cases if c.half == options["half"]]
+        rounds = tuple(f"{r.strip()}-" for r in options["rounds"].split(",") if r.strip())
+        if rounds:
+            cases = [c for c in cases if c.id.startswith(rounds)]
         if not cases:
             raise CommandError(f"no audit cases under {root}")
         reports = evaluate_audit(cases, rank_with_kb, rank_with_plain_search)
