@@ -324,14 +324,15 @@ class PhraseIndex:
     def covered(self, hits: Sequence[Hit], floor: float) -> tuple[dict[int, float], bool]:
         """Coverage of the nominated signatures that reach ``floor``, and whether any nominated
         signature is only partly covered (below ``PARTIAL``): the matcher looks again at such a line."""
+        keys = {h.key for h in hits}
         nominated: set[int] = set()
         full: set[int] = set()
         key_full, key_sigs = self.key_full, self.key_sigs
-        for h in hits:
-            if key_full[h.key]:
-                full.update(key_full[h.key])
-            if key_sigs[h.key]:
-                nominated |= key_sigs[h.key]
+        for k in keys:
+            if key_full[k]:
+                full.update(key_full[k])
+            if key_sigs[k]:
+                nominated |= key_sigs[k]
         out = {s: 1.0 for s in full}
         pending = nominated - full
         if not pending:
@@ -339,11 +340,11 @@ class PhraseIndex:
         key_frags, sigs = self.key_frags, self.sigs
         # first the weight of the distinct fragments found, per signature (each key is one fragment position
         # of a signature): below the floor the chain cannot matter and is not built
-        upper: dict[int, float] = {}
-        for key in {h.key for h in hits}:
-            for s, _, w in key_frags[key]:
-                if s in pending:
-                    upper[s] = upper.get(s, 0.0) + w
+        upper = dict.fromkeys(pending, 0.0)
+        for k in keys:
+            for s, _, w in key_frags[k]:
+                if s in upper:
+                    upper[s] += w
         chained: set[int] = set()
         partial = False
         for s, weight in upper.items():

@@ -298,49 +298,57 @@ class Matcher:
                 spec = self.phrases.sigs[scored[0][1].sig].specificity
                 rough.append((score, spec, topic, scored, fuzzy_only, fuzzy_strength))
         rough.sort(key=lambda r: (-r[0], -r[1], r[2]))
-        final: list[tuple[float, float, str, ArticleMatch]] = []
+        # final scores first (the node bonus needs only the top hit's evidence), then the full evidence of the
+        # articles that are returned
+        final: list[tuple[float, float, str, ArticleMatch | tuple]] = []
         for score, spec, topic, scored, fuzzy_only, fuzzy_strength in rough[: max(limit * 3, limit + 5)]:
-            evidence: list[Evidence] = []
-            captures: dict[str, str] = {}
-            causes: dict[int, float] = {}
-            symptoms: list[str] = []
-            seen_ev: set[tuple[int, tuple[int, int], str]] = set()
-            lang = pick_language(self.topic_langs.get(topic, set()), language)
-            for s, hit in scored:
-                sig = self.signatures[hit.sig]
-                key = self._keys[hit.sig].get(lang, sig.key)
-                if key not in symptoms:
-                    symptoms.append(key)
-                if sig.cause is not None:
-                    causes[sig.cause] = causes.get(sig.cause, 0.0) + s
-                for k, v in hit.captures.items():
-                    captures.setdefault(k, v)
-                for ev in self.locator.evidence(lines, hit):
-                    if len(evidence) < MAX_EVIDENCE and (ev.line, ev.span, ev.how) not in seen_ev:
-                        seen_ev.add((ev.line, ev.span, ev.how))
-                        evidence.append(ev if ev.symptom == key else replace(ev, symptom=key))
             bonus = 0.0
-            if evidence and score >= MEDIUM:
-                share = node_share(evidence[0].text, evidence[0].span[0])
+            if score >= MEDIUM:
+                first = self.locator.evidence(lines, scored[0][1])[0]
+                share = node_share(first.text, first.span[0])
                 bonus = NODE_BONUS * share if share is not None else 0.0
             score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only, fuzzy_strength)
             conflict = self._conflict(topic, ctx)
             score = fuse(score, ctx.rel_share(topic), conflict, self._bonus(topic, ctx, scored[0][1]))
-            match = ArticleMatch(
-                topic=topic,
-                language=lang,
-                score=round(score, 4),
-                confidence=confidence(score),
-                evidence=evidence,
-                captures=captures,
-                cause=max(causes, key=lambda c: (causes[c], -c)) if causes else None,
-                symptoms=symptoms,
-                why=self._why(topic, evidence, ctx, conflict),
-            )
-            final.append((score, spec, topic, match))
+            final.append((score, spec, topic, (scored, conflict)))
         final.extend(self._relevance_only(set(per_topic), language, ctx))
         final.sort(key=lambda r: (-r[0], -r[1], r[2]))
-        return [m for *_, m in final[:limit]]
+        return [m if isinstance(m, ArticleMatch) else self._answer(lines, topic, score, *m, language, ctx)
+                for score, _, topic, m in final[:limit]]
+
+    def _answer(self, lines: Sequence[Line], topic: str, score: float, scored: list[tuple[float, SymptomHit]],
+                conflict: bool, language: str, ctx: _Context) -> ArticleMatch:
+        """One ranked article with its evidence, captured values, likely cause and the symptoms it matched."""
+        evidence: list[Evidence] = []
+        captures: dict[str, str] = {}
+        causes: dict[int, float] = {}
+        symptoms: list[str] = []
+        seen_ev: set[tuple[int, tuple[int, int], str]] = set()
+        lang = pick_language(self.topic_langs.get(topic, set()), language)
+        for s, hit in scored:
+            sig = self.signatures[hit.sig]
+            key = self._keys[hit.sig].get(lang, sig.key)
+            if key not in symptoms:
+                symptoms.append(key)
+            if sig.cause is not None:
+                causes[sig.cause] = causes.get(sig.cause, 0.0) + s
+            for k, v in hit.captures.items():
+                captures.setdefault(k, v)
+            for ev in self.locator.evidence(lines, hit):
+                if len(evidence) < MAX_EVIDENCE and (ev.line, ev.span, ev.how) not in seen_ev:
+                    seen_ev.add((ev.line, ev.span, ev.how))
+                    evidence.append(ev if ev.symptom == key else replace(ev, symptom=key))
+        return ArticleMatch(
+            topic=topic,
+            language=lang,
+            score=round(score, 4),
+            confidence=confidence(score),
+            evidence=evidence,
+            captures=captures,
+            cause=max(causes, key=lambda c: (causes[c], -c)) if causes else None,
+            symptoms=symptoms,
+            why=self._why(topic, evidence, ctx, conflict),
+        )
 
     def _fuzzy_weight(self, hit: SymptomHit) -> float:
         """A hit's strength for the fuzzy-only cap: an untrusted near miss never counts as strong."""
