@@ -178,6 +178,15 @@ def test_stern_prefix_is_cut() -> None:
     assert got.source.startswith("controller karpenter")
 
 
+def test_a_log_viewers_time_stamp_glued_to_the_message_is_cut() -> None:
+    got = texts("11/20/2017 10:43:30 PMpanic: runtime error: invalid memory address or nil pointer dereference\n"
+                "1/2/2020 1:02:03 AM [signal SIGSEGV: segmentation violation code=0x1 addr=0x0]")
+    assert got == ["panic: runtime error: invalid memory address or nil pointer dereference",
+                   "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0]"]
+    assert texts("10/12/2020 the date alone is part of the message") == [
+        "10/12/2020 the date alone is part of the message"]
+
+
 def test_cloudwatch_quoted_json_record_is_decoded_then_unwrapped() -> None:
     rec = json.dumps({"level": "ERROR", "message": "Reconciler error", "error": "creating instance, boom"})
     got = texts(json.dumps(rec))

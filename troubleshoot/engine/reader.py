@@ -185,6 +185,11 @@ def _unwrap_record(text: str) -> tuple[list[str], str] | None:
     return parts, _record_source(obj)
 
 
+# A log viewer's own time stamp in front of each line (Rancher's UI, Windows tools): "11/20/2017 10:43:30 PM",
+# often glued to the message ("PMpanic: ..."), which hides the message's first word.
+_VIEWER_TIME = re.compile(r"\d{1,2}/\d{1,2}/\d{4},? \d{1,2}:\d{2}:\d{2}(?: ?[AP]M)?(?=\S)|\d{1,2}/\d{1,2}/\d{4},? \d{1,2}:\d{2}:\d{2} [AP]M ")
+
+
 _ESCAPED_BREAK = re.compile(r"\\n\S.*\\n")
 
 
@@ -215,6 +220,8 @@ def unwrap_prefix(text: str) -> tuple[str, str]:
             sources.append(f"{m.group('container')} {_POD_BASE.sub('', m.group('pod'))}")
         elif m := _STERN.match(text):
             sources.append(f"{m.group('container')} {_POD_BASE.sub('', m.group('pod'))}")
+        elif text[:1].isdigit() and (m := _VIEWER_TIME.match(text)):
+            pass
         else:
             break
         text = text[m.end():]
