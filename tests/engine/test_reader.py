@@ -203,3 +203,9 @@ def test_escaped_quotes_and_newlines_inside_a_line_are_undone() -> None:
 
 def test_a_windows_path_is_not_taken_for_an_escaped_line_break() -> None:
     assert texts(r"open C:\new\table.txt: access denied") == [r"open C:\new\table.txt: access denied"]
+
+
+def test_the_opening_backtick_of_markdown_inline_code_is_dropped() -> None:
+    rec = {"level": "ERROR", "logger": "controller.provisioner", "message": "skipping, unable to resolve"}
+    assert texts("`" + json.dumps(rec)) == ["skipping, unable to resolve"]
+    assert texts("```\nfoo\n```") == ["```", "foo", "```"]  # a fence line is not mistaken for inline code

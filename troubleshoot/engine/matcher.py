@@ -79,6 +79,19 @@ class _Context:
         return self.rel.get(topic, 0.0) / top if top > 0 else 0.0
 
 
+def _within(lines: Sequence[Line], first: int, size: int, span: tuple[int, int]) -> tuple[int, int, str, tuple]:
+    """(line, window size, text, span) of a match in a window's joined text (see ``region_text``): the single
+    line that holds the whole match when there is one, else the window unchanged."""
+    pos = 0
+    for k in range(first, first + size):
+        piece = lines[k].text.strip()
+        if pos <= span[0] and span[1] <= pos + len(piece):
+            offset = pos - (len(lines[k].text) - len(lines[k].text.lstrip()))
+            return k, 1, lines[k].text, (span[0] - offset, span[1] - offset)
+        pos += len(piece) + 1
+    return first, size, " ".join(lines[j].text.strip() for j in range(first, first + size)), span
+
+
 class Matcher:
     """Match pastes against a fixed set of :class:`Signature`."""
 
@@ -234,6 +247,8 @@ class Matcher:
             old = best.get(sig)
             if old is not None and old.how == "pattern":
                 continue
+            if size > 1:  # a match inside one line of a window is that line's
+                line, size, text, span = _within(lines, line, size, span)
             base = old.strength if old is not None else 0.0
             strength = min(1.0, max(base, 0.8) + 0.15)
             if old is None and self.signatures[sig].topic not in hit_topics:

@@ -99,6 +99,8 @@ def clean(physical: str) -> str:
         s = _PROMPT.sub("", s, count=1)
     if "](http" in s:  # copied from rendered Markdown: "[https://x](https://x)" back to the bare address
         s = _MD_LINK.sub(r"\1", s)
+    if s[:1] == "`" and s[:3] != "```":  # the opening quote of Markdown inline code around a pasted log line
+        s = s[1:]
     return s.rstrip()
 
 
