@@ -2,7 +2,8 @@
 holds the whole match, so evidence points at that line and an article's symptoms on different lines count
 as different lines."""
 
-from troubleshoot.engine.matcher import Matcher, _within
+from troubleshoot.engine.evidence import anchor
+from troubleshoot.engine.matcher import Matcher
 from troubleshoot.engine.reader import read
 from troubleshoot.engine.types import Signature
 
@@ -11,7 +12,7 @@ def test_a_match_inside_one_line_of_a_window_is_that_lines() -> None:
     lines = read("  first line of text\n  second line holds the match\nthird")
     joined = " ".join(line.text.strip() for line in lines[:2])
     start = joined.index("holds")
-    line, size, text, span = _within(lines, 0, 2, (start, start + len("holds the match")))
+    line, size, text, span = anchor(lines, 0, 2, (start, start + len("holds the match")))
     assert (line, size) == (1, 1)
     assert text[span[0]:span[1]] == "holds the match"
 
@@ -19,7 +20,7 @@ def test_a_match_inside_one_line_of_a_window_is_that_lines() -> None:
 def test_a_match_across_lines_keeps_the_window() -> None:
     lines = read("error: the message was\nwrapped by the terminal")
     joined = " ".join(line.text.strip() for line in lines)
-    line, size, text, span = _within(lines, 0, 2, (joined.index("was"), joined.index("wrapped") + 7))
+    line, size, text, span = anchor(lines, 0, 2, (joined.index("was"), joined.index("wrapped") + 7))
     assert (line, size, text) == (0, 2, joined)
 
 

@@ -12,7 +12,7 @@ from .automaton import Fragment, PhraseIndex
 from .rank import SymptomHit
 from .types import Evidence, Line, Signature
 
-__all__ = ["Locator", "region_text"]
+__all__ = ["Locator", "anchor", "region_text"]
 
 
 def region_text(lines: Sequence[Line], hit: SymptomHit) -> str:
@@ -20,6 +20,20 @@ def region_text(lines: Sequence[Line], hit: SymptomHit) -> str:
     if hit.window <= 1:
         return lines[hit.line].text
     return " ".join(lines[k].text.strip() for k in range(hit.line, hit.line + hit.window))
+
+
+def anchor(lines: Sequence[Line], first: int, size: int,
+           span: tuple[int, int]) -> tuple[int, int, str, tuple[int, int]]:
+    """(line, window size, text, span) of a match in a window's joined text (see ``region_text``): the single
+    line that holds the whole match when there is one, else the window unchanged."""
+    pos = 0
+    for k in range(first, first + size):
+        piece = lines[k].text.strip()
+        if pos <= span[0] and span[1] <= pos + len(piece):
+            offset = pos - (len(lines[k].text) - len(lines[k].text.lstrip()))
+            return k, 1, lines[k].text, (span[0] - offset, span[1] - offset)
+        pos += len(piece) + 1
+    return first, size, " ".join(lines[j].text.strip() for j in range(first, first + size)), span
 
 
 class Locator:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from .attribution import agrees, conflicts, owners, specific, who
 from .automaton import GENERIC_PHRASES, PhraseIndex
 from .condense import WARNING, Template, condense, query_text
-from .evidence import Locator, region_text
+from .evidence import Locator, anchor, region_text
 from .explain import describe, why
 from .fields import Fields, components_of
 from .fuzzy import FuzzyIndex
@@ -77,19 +77,6 @@ class _Context:
     def rel_share(self, topic: str) -> float:
         top = max(self.rel.values(), default=0.0)
         return self.rel.get(topic, 0.0) / top if top > 0 else 0.0
-
-
-def _within(lines: Sequence[Line], first: int, size: int, span: tuple[int, int]) -> tuple[int, int, str, tuple]:
-    """(line, window size, text, span) of a match in a window's joined text (see ``region_text``): the single
-    line that holds the whole match when there is one, else the window unchanged."""
-    pos = 0
-    for k in range(first, first + size):
-        piece = lines[k].text.strip()
-        if pos <= span[0] and span[1] <= pos + len(piece):
-            offset = pos - (len(lines[k].text) - len(lines[k].text.lstrip()))
-            return k, 1, lines[k].text, (span[0] - offset, span[1] - offset)
-        pos += len(piece) + 1
-    return first, size, " ".join(lines[j].text.strip() for j in range(first, first + size)), span
 
 
 class Matcher:
@@ -248,7 +235,7 @@ class Matcher:
             if old is not None and old.how == "pattern":
                 continue
             if size > 1:  # a match inside one line of a window is that line's
-                line, size, text, span = _within(lines, line, size, span)
+                line, size, text, span = anchor(lines, line, size, span)
             base = old.strength if old is not None else 0.0
             strength = min(1.0, max(base, 0.8) + 0.15)
             if old is None and self.signatures[sig].topic not in hit_topics:
@@ -374,10 +361,10 @@ class Matcher:
         return conflicts(self.topic_owners.get(topic, frozenset()), ctx.who)
 
     def _bonus(self, topic: str, ctx: _Context, top: SymptomHit) -> float:
-        """The bonus of an article for the controller that printed its best evidence line, was denied on it or is named by
-        what its message pattern captured there (the
-        paste's, when that line names none), if that symptom is a full message of the article (not a wrapper with
-        weight below 1); else a smaller one for an article about a controller the paste names."""
+        """The bonus of an article for the controller that printed its best evidence line, was denied on it, or is
+        named by what its message pattern captured there (the paste's, when that line names none), if that symptom
+        is a full message of the article (not a wrapper with weight below 1); else a smaller one for an article
+        about a controller the paste names."""
         mine = self.topic_owners.get(topic, frozenset())
         owned = mine & (ctx.who_at.get(top.line) or set(ctx.who))
         if not owned and top.how == "pattern" and top.captures:

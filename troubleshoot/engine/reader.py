@@ -189,7 +189,10 @@ def _unwrap_record(text: str) -> tuple[list[str], str] | None:
 
 # A log viewer's own time stamp in front of each line (Rancher's UI, Windows tools): "11/20/2017 10:43:30 PM",
 # often glued to the message ("PMpanic: ..."), which hides the message's first word.
-_VIEWER_TIME = re.compile(r"\d{1,2}/\d{1,2}/\d{4},? \d{1,2}:\d{2}:\d{2}(?: ?[AP]M)?(?=\S)|\d{1,2}/\d{1,2}/\d{4},? \d{1,2}:\d{2}:\d{2} [AP]M ")
+_VIEWER_TIME = re.compile(
+    r"\d{1,2}/\d{1,2}/\d{4},? \d{1,2}:\d{2}:\d{2}(?: ?[AP]M)?(?=\S)"  # glued to the message
+    r"|\d{1,2}/\d{1,2}/\d{4},? \d{1,2}:\d{2}:\d{2} [AP]M "  # or set off by a space after AM/PM
+)
 
 
 _ESCAPED_BREAK = re.compile(r"\\n\S.*\\n")
