@@ -12,7 +12,7 @@ def test_a_match_inside_one_line_of_a_window_is_that_lines() -> None:
     lines = read("  first line of text\n  second line holds the match\nthird")
     joined = " ".join(line.text.strip() for line in lines[:2])
     start = joined.index("holds")
-    line, size, text, span = anchor(lines, 0, 2, (start, start + len("holds the match")))
+    line, size, text, span = anchor(lines, 0, 2, joined, (start, start + len("holds the match")))
     assert (line, size) == (1, 1)
     assert text[span[0]:span[1]] == "holds the match"
 
@@ -20,7 +20,7 @@ def test_a_match_inside_one_line_of_a_window_is_that_lines() -> None:
 def test_a_match_across_lines_keeps_the_window() -> None:
     lines = read("error: the message was\nwrapped by the terminal")
     joined = " ".join(line.text.strip() for line in lines)
-    line, size, text, span = anchor(lines, 0, 2, (joined.index("was"), joined.index("wrapped") + 7))
+    line, size, text, span = anchor(lines, 0, 2, joined, (joined.index("was"), joined.index("wrapped") + 7))
     assert (line, size, text) == (0, 2, joined)
 
 

@@ -22,10 +22,10 @@ def region_text(lines: Sequence[Line], hit: SymptomHit) -> str:
     return " ".join(lines[k].text.strip() for k in range(hit.line, hit.line + hit.window))
 
 
-def anchor(lines: Sequence[Line], first: int, size: int,
+def anchor(lines: Sequence[Line], first: int, size: int, text: str,
            span: tuple[int, int]) -> tuple[int, int, str, tuple[int, int]]:
-    """(line, window size, text, span) of a match in a window's joined text (see ``region_text``): the single
-    line that holds the whole match when there is one, else the window unchanged."""
+    """(line, window size, text, span) of a match at ``span`` in a window's joined ``text`` (see ``region_text``):
+    the single line that holds the whole match when there is one, else the window as given."""
     pos = 0
     for k in range(first, first + size):
         piece = lines[k].text.strip()
@@ -33,7 +33,7 @@ def anchor(lines: Sequence[Line], first: int, size: int,
             offset = pos - (len(lines[k].text) - len(lines[k].text.lstrip()))
             return k, 1, lines[k].text, (span[0] - offset, span[1] - offset)
         pos += len(piece) + 1
-    return first, size, " ".join(lines[j].text.strip() for j in range(first, first + size)), span
+    return first, size, text, span
 
 
 class Locator:

@@ -235,7 +235,7 @@ class Matcher:
             if old is not None and old.how == "pattern":
                 continue
             if size > 1:  # a match inside one line of a window is that line's
-                line, size, text, span = anchor(lines, line, size, span)
+                line, size, text, span = anchor(lines, line, size, text, span)
             base = old.strength if old is not None else 0.0
             strength = min(1.0, max(base, 0.8) + 0.15)
             if old is None and self.signatures[sig].topic not in hit_topics:
@@ -302,24 +302,25 @@ class Matcher:
         rough.sort(key=lambda r: (-r[0], -r[1], r[2]))
         # final scores first (the node bonus needs only the top hit's evidence), then the full evidence of the
         # articles that are returned
-        final: list[tuple[float, float, str, ArticleMatch | tuple]] = []
+        final: list[tuple[float, float, str, ArticleMatch | tuple]] = []  # a tuple: _answer's arguments
         for score, spec, topic, scored, fuzzy_only, fuzzy_strength in rough[: max(limit * 3, limit + 5)]:
             bonus = 0.0
+            top_evidence = None  # kept for the answer, which would locate it again
             if score >= MEDIUM:
-                first = self.locator.evidence(lines, scored[0][1])[0]
-                share = node_share(first.text, first.span[0])
+                top_evidence = self.locator.evidence(lines, scored[0][1])
+                share = node_share(top_evidence[0].text, top_evidence[0].span[0])
                 bonus = NODE_BONUS * share if share is not None else 0.0
             score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only, fuzzy_strength)
             conflict = self._conflict(topic, ctx)
             score = fuse(score, ctx.rel_share(topic), conflict, self._bonus(topic, ctx, scored[0][1]))
-            final.append((score, spec, topic, (scored, conflict)))
+            final.append((score, spec, topic, (scored, top_evidence, conflict)))
         final.extend(self._relevance_only(set(per_topic), language, ctx))
         final.sort(key=lambda r: (-r[0], -r[1], r[2]))
         return [m if isinstance(m, ArticleMatch) else self._answer(lines, topic, score, *m, language, ctx)
                 for score, _, topic, m in final[:limit]]
 
     def _answer(self, lines: Sequence[Line], topic: str, score: float, scored: list[tuple[float, SymptomHit]],
-                conflict: bool, language: str, ctx: _Context) -> ArticleMatch:
+                top_evidence: list[Evidence] | None, conflict: bool, language: str, ctx: _Context) -> ArticleMatch:
         """One ranked article with its evidence, captured values, likely cause and the symptoms it matched."""
         evidence: list[Evidence] = []
         captures: dict[str, str] = {}
@@ -327,7 +328,7 @@ class Matcher:
         symptoms: list[str] = []
         seen_ev: set[tuple[int, tuple[int, int], str]] = set()
         lang = pick_language(self.topic_langs.get(topic, set()), language)
-        for s, hit in scored:
+        for i, (s, hit) in enumerate(scored):
             sig = self.signatures[hit.sig]
             key = self._keys[hit.sig].get(lang, sig.key)
             if key not in symptoms:
@@ -336,7 +337,7 @@ class Matcher:
                 causes[sig.cause] = causes.get(sig.cause, 0.0) + s
             for k, v in hit.captures.items():
                 captures.setdefault(k, v)
-            for ev in self.locator.evidence(lines, hit):
+            for ev in top_evidence if i == 0 and top_evidence else self.locator.evidence(lines, hit):
                 if len(evidence) < MAX_EVIDENCE and (ev.line, ev.span, ev.how) not in seen_ev:
                     seen_ev.add((ev.line, ev.span, ev.how))
                     evidence.append(ev if ev.symptom == key else replace(ev, symptom=key))

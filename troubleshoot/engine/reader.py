@@ -226,7 +226,7 @@ def unwrap_prefix(text: str) -> tuple[str, str]:
         elif m := _STERN.match(text):
             sources.append(f"{m.group('container')} {_POD_BASE.sub('', m.group('pod'))}")
         elif text[:1].isdigit() and (m := _VIEWER_TIME.match(text)):
-            pass
+            pass  # cut below; a viewer's time stamp names no source
         else:
             break
         text = text[m.end():]

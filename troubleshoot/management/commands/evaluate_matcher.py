@@ -76,6 +76,8 @@ class Command(BaseCommand):
         rounds = tuple(f"{r.strip()}-" for r in options["rounds"].split(",") if r.strip())
         if rounds:
             cases = [c for c in cases if c.id.startswith(rounds)]
+            if not cases:
+                raise CommandError(f"no audit cases of the collections {options['rounds']!r} under {root}")
         if not cases:
             raise CommandError(f"no audit cases under {root}")
         reports = evaluate_audit(cases, rank_with_kb, rank_with_plain_search)
