@@ -50,7 +50,7 @@ def main(raw: Path, out: Path) -> None:
     per_kind: dict[str, int] = {}
     per_source: dict[str, int] = {}
     halves: dict[str, list[dict]] = {"tuning": [], "heldout": []}
-    for path in sorted(raw.glob("c*.yaml")):
+    for path in sorted(raw.glob("c*.yaml"), key=lambda p: (len(p.stem), p.stem)):  # c2 before c10
         for i, e in enumerate(yaml.safe_load(path.read_text()) or [], 1):
             kind, source = str(e.get("kind", "")).strip(), str(e.get("source", "")).strip()
             text = str(e.get("text", "")).rstrip()
