@@ -39,3 +39,16 @@ def test_describe_fields_of_one_block_are_matched_together():
     result = matcher.match(paste)
     assert result.best is not None and result.best.topic == "oom"
     assert result.best.captures.get("code") == "137"
+
+
+def test_weak_evidence_never_ranks_below_relevance_alone():
+    # A bare generic event (weight 0.3 BackOff) scores under the 0.3 a topic gets from its text relevance
+    # alone; with its evidence it must still come first, and stay LOW.
+    from troubleshoot.engine.rank import fuse, relevance_only
+
+    weak = fuse(0.17, rel_share=1.0, conflict=False)
+    assert weak > relevance_only(1.0, conflict=False)  # the best-relevance topic, with a symptom seen
+    assert weak < MEDIUM
+    assert fuse(0.17, rel_share=0.48, conflict=False) > relevance_only(0.48, conflict=False)
+    # evidence that is already stronger is untouched by the floor
+    assert fuse(0.8, rel_share=0.5, conflict=False) == 0.8

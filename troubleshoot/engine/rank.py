@@ -79,6 +79,7 @@ CONFLICT_FACTOR = 0.6  # an article for another specific controller than the one
 AGREE_BONUS = 0.03  # an article for a specific controller the paste mentions (a role, a tag, a logger ...)
 OWNER_BONUS = 0.08  # ... written for the controller that printed the line or was denied: it beats a family article
 REL_ONLY_WEIGHT = 0.3  # relevance alone, without any signature evidence: always LOW
+EVIDENCE_EDGE = 0.01  # an article with evidence over one with the same relevance and none
 REL_ONLY_MIN = 0.5  # share of the best relevance a topic needs to be suggested on relevance alone
 
 _SEVERITY = {3: 1.0, 2: 0.98, 1: 0.96, 0: 0.9}  # an error line is closer to the cause than a warning event
@@ -145,6 +146,9 @@ def fuse(score: float, rel_share: float, conflict: bool, bonus: float = 0.0) -> 
         s *= CONFLICT_FACTOR
     else:
         s += bonus  # AGREE_BONUS or OWNER_BONUS
+    # Some evidence (a weak, generic symptom such as a bare BackOff event) never ranks an article below
+    # where its text relevance alone would put it (see relevance_only): both stay LOW.
+    s = max(s, relevance_only(rel_share, conflict) + EVIDENCE_EDGE)
     return max(0.0, min(1.0, s))
 
 

@@ -5,17 +5,17 @@ import time
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
 
 from troubleshoot.engine.bench import bench, default_texts, synthetic_signatures
 from troubleshoot.engine.matcher import Matcher
+from troubleshoot.management.schema import SchemaCommand
 from troubleshoot.matching import build_signatures, build_topics, match_payload, match_text
 from troubleshoot.models import Article
 
 REPEATS = {"1 line": 200, "5 KB": 100, "1 MB": 5, "5 MB": 3}
 
 
-class Command(BaseCommand):
+class Command(SchemaCommand):
     help = ("Benchmark the matcher in-process: p50/p95 for a 1-line, 5 KB, 1 MB and 5 MB paste, with the "
             "shipped KB and with 3,000 synthetic articles; and the full match path (engine + database + "
             "response) for a realistic 4 KB kubectl describe paste.")

@@ -3,9 +3,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from troubleshoot.evaluation import Ranked, evaluate, evaluate_audit, load_audit, load_cases, threshold_sweep
+from troubleshoot.management.schema import SchemaCommand
 from troubleshoot.matching import match_payload, match_text, recall_query
 from troubleshoot.search import articles_search
 
@@ -31,7 +32,7 @@ def rank_with_plain_search(text: str) -> list[str]:
     return slugs
 
 
-class Command(BaseCommand):
+class Command(SchemaCommand):
     help = "Measure the matcher on the labelled cases: top-1, top-3, MRR and confident wrong answers."
 
     def add_arguments(self, parser):  # type: ignore[no-untyped-def]

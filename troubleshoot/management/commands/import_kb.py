@@ -3,13 +3,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from troubleshoot.kbformat import FormatError
+from troubleshoot.management.schema import SchemaCommand
 from troubleshoot.services import kb_import
 
 
-class Command(BaseCommand):
+class Command(SchemaCommand):
     help = ("Import article files (Markdown with YAML front matter) from PATH, or the shipped knowledge base. "
             "Idempotent and all-or-nothing: one bad file aborts the import and changes nothing.")
 

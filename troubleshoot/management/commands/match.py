@@ -3,8 +3,9 @@ from __future__ import annotations
 import json
 import sys
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from troubleshoot.management.schema import SchemaCommand
 from troubleshoot.matching import InputTooLarge, match_payload, match_text
 
 
@@ -33,7 +34,7 @@ def readable(payload: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-class Command(BaseCommand):
+class Command(SchemaCommand):
     help = "Match error text from FILE or standard input (-) against the knowledge base."
 
     def add_arguments(self, parser):  # type: ignore[no-untyped-def]

@@ -2,12 +2,11 @@ from __future__ import annotations
 
 import time
 
-from django.core.management.base import BaseCommand
-
+from troubleshoot.management.schema import SchemaCommand
 from troubleshoot.search import index_rebuild
 
 
-class Command(BaseCommand):
+class Command(SchemaCommand):
     help = "Rebuild the search index from the database (the index is derived data)."
 
     def handle(self, *args, **options):  # type: ignore[no-untyped-def]
