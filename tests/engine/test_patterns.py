@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import time
 
-from troubleshoot.engine.patterns import STRIKES, PatternSet, required_literal, validate_pattern
+from troubleshoot.engine.patterns import STRIKES, PatternSet, alternative_literals, required_literal, validate_pattern
 from troubleshoot.engine.types import Signature
 
 TAINT_PATTERN = r"(?P<count>\d+) node\(s\) had untolerated taint \{(?P<key>[^:}]+):\s?(?P<value>[^}]*)\}"
@@ -89,3 +89,22 @@ def test_the_required_literal_is_read_inside_mandatory_groups() -> None:
     assert required_literal("(?:abcdef)? xy") is None
     assert required_literal("foo (?:barbaz|quxquux) zz") is None
     assert required_literal("soft error(?![^\\n]{0,30}AccessDenied)") == "soft error"
+
+
+def test_alternatives_give_one_literal_per_branch() -> None:
+    # a pattern that is only a list of codes has no single literal, but every match holds one of its branches
+    codes = r"(?P<code>IamNodeRoleNotFound|Ec2SubnetNotFound|AmiIdNotFound)\b"
+    assert required_literal(codes) is None
+    assert alternative_literals(codes) == ("iamnoderolenotfound", "ec2subnetnotfound", "amiidnotfound")
+    assert alternative_literals(r'failed calling webhook "(?P<w>[^"]+)"|conversion webhook for \S+') == (
+        'failed calling webhook "', "conversion webhook for")
+    assert alternative_literals(r"(?:ab|cdefgh) tail") is None  # a branch too short to be a literal
+    assert alternative_literals(r"(?:Abcdef|[xy]+) tail") is None  # a branch without any literal
+    assert alternative_literals(r"(?=lookahead|other)(?P<n>\d+)") is None  # lookarounds do not count
+
+
+def test_alternative_literals_prefilter_and_gate_a_pattern() -> None:
+    ps = PatternSet([Signature("k", "t", "en", "x", pattern=r"(?P<code>IamNodeRoleNotFound|Ec2SubnetNotFound)\b")])
+    lines = ["nodegroup health: Ec2SubnetNotFound subnet-0abc", "all good"]
+    assert ps.prefilter_many(lines) == {0: {0}}
+    assert ps.may_match(0, lines[0].lower()) and not ps.may_match(0, lines[1].lower())

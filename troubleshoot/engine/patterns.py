@@ -22,7 +22,7 @@ import regex
 
 from .types import Signature
 
-__all__ = ["PatternSet", "validate_pattern", "required_literal", "PROBES"]
+__all__ = ["PatternSet", "validate_pattern", "required_literal", "alternative_literals", "PROBES"]
 
 FLAGS = regex.IGNORECASE | regex.VERSION0
 MAX_TEXT = 4000  # characters of a line a pattern may look at
@@ -150,13 +150,94 @@ def validate_pattern(pattern: str, *, require_groups: bool = True, budget: float
 STRIKES = 3
 
 
+def _split_alternatives(body: str) -> list[str] | None:
+    """``body`` cut at its own top-level ``|`` (None when it has none); escapes, classes and groups respected."""
+    parts: list[str] = []
+    depth, start, i, n = 0, 0, 0, len(body)
+    while i < n:
+        c = body[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            if j < n and body[j] == "^":
+                j += 1
+            if j < n and body[j] == "]":
+                j += 1
+            while j < n and body[j] != "]":
+                j += 2 if body[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(body[start:i])
+            start = i + 1
+        i += 1
+    if not parts:
+        return None
+    parts.append(body[start:])
+    return parts
+
+
+def _first_group(pattern: str) -> tuple[int, int] | None:
+    """(start, end) of the body of the first top-level group that is neither a lookaround nor optional."""
+    depth, i, n, open_at = 0, 0, len(pattern), -1
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            j = i + 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            if depth == 0:
+                open_at = i
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0 and open_at >= 0:
+                head = pattern[open_at:open_at + 4]
+                optional = i + 1 < n and pattern[i + 1] in "?*{"
+                if not optional and not head.startswith(("(?=", "(?!", "(?<=", "(?<!")):
+                    body_start = pattern.find(">", open_at) + 1 if head.startswith("(?P<") else (
+                        open_at + 3 if head.startswith("(?:") else open_at + 1)
+                    return body_start, i
+                open_at = -1
+        i += 1
+    return None
+
+
+def alternative_literals(pattern: str, min_len: int = 4) -> tuple[str, ...] | None:
+    """For a pattern without one :func:`required_literal`: literals one of which every match contains, from its
+    top-level alternation (``A|B``) or its first mandatory group of alternatives (``(?P<code>Abc|Def)...``);
+    None when a branch has no literal of its own."""
+    if _VERBOSE.search(pattern):
+        return None
+    branches = _split_alternatives(pattern)
+    if branches is None:
+        span = _first_group(pattern)
+        branches = _split_alternatives(pattern[span[0]:span[1]]) if span else None
+    if not branches:
+        return None
+    literals = tuple(required_literal(b, min_len) for b in branches)
+    return None if any(lit is None for lit in literals) else tuple(dict.fromkeys(literals))  # type: ignore[arg-type]
+
+
 class PatternSet:
     """All signature patterns, compiled once."""
 
     def __init__(self, signatures: Sequence[Signature], timeout: float = 0.1):
         self.timeout = timeout
         self.compiled: dict[int, regex.Pattern[str]] = {}
-        self.literal: dict[int, str] = {}
+        self.literal: dict[int, tuple[str, ...]] = {}  # one of them is in every match
         self.disabled: set[int] = set()
         self.strikes: dict[int, int] = {}
         self.errors: dict[int, str] = {}
@@ -171,9 +252,11 @@ class PatternSet:
                 self.errors[i] = str(exc)
                 continue
             lit = required_literal(sig.pattern)
-            if lit:
-                self.literal[i] = lit
-                by_literal.setdefault(lit, []).append(i)
+            lits = (lit,) if lit else alternative_literals(sig.pattern)
+            if lits:
+                self.literal[i] = lits
+                for one in lits:
+                    by_literal.setdefault(one, []).append(i)
         for lit, idxs in by_literal.items():
             automaton.add_word(lit, idxs)
         self._automaton = automaton if by_literal else None
@@ -212,8 +295,8 @@ class PatternSet:
 
     def may_match(self, sig: int, lowered: str) -> bool:
         """False when ``lowered`` (a text in lower case) lacks the literal every match of the pattern contains."""
-        literal = self.literal.get(sig)
-        return literal is None or literal in lowered
+        literals = self.literal.get(sig)
+        return literals is None or any(lit in lowered for lit in literals)
 
     def run(self, sig: int, text: str, deadline: float | None = None) -> tuple[tuple[int, int], dict[str, str]] | None:
         """Search one pattern in ``text``: (span, named captures) or None."""
