@@ -38,6 +38,20 @@ _VERBOSE = regex.compile(r"\(\?[a-zA-Z]*x[a-zA-Z]*[):]")
 _SPECIAL_ESCAPES = set("dDwWsSbBAZzGpPNXuUxhHvVKRmMnrtfae0123456789gkL")
 
 
+def _class_end(pattern: str, i: int) -> int:
+    """Index just after the character class that opens at ``pattern[i]`` (``[``); ``]`` first or after ``^``
+    is a literal, escapes are skipped."""
+    n = len(pattern)
+    j = i + 1
+    if j < n and pattern[j] == "^":
+        j += 1
+    if j < n and pattern[j] == "]":
+        j += 1
+    while j < n and pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j + 1
+
+
 def required_literal(pattern: str, min_len: int = 4) -> str | None:
     """Longest literal (lowercased) that every match of ``pattern`` contains.
 
@@ -69,14 +83,7 @@ def required_literal(pattern: str, min_len: int = 4) -> str | None:
             i += 2
         elif c == "[":
             cut()
-            j = i + 1
-            if j < n and pattern[j] == "^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            i = j + 1
+            i = _class_end(pattern, i)
         elif c == "(":
             cut()
             look = pattern.startswith(("(?=", "(?!", "(?<=", "(?<!"), i) or (
@@ -160,14 +167,7 @@ def _split_alternatives(body: str) -> list[str] | None:
             i += 2
             continue
         if c == "[":
-            j = i + 1
-            if j < n and body[j] == "^":
-                j += 1
-            if j < n and body[j] == "]":
-                j += 1
-            while j < n and body[j] != "]":
-                j += 2 if body[j] == "\\" else 1
-            i = j + 1
+            i = _class_end(body, i)
             continue
         if c == "(":
             depth += 1
@@ -192,10 +192,7 @@ def _first_group(pattern: str) -> tuple[int, int] | None:
             i += 2
             continue
         if c == "[":
-            j = i + 1
-            while j < n and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            i = j + 1
+            i = _class_end(pattern, i)
             continue
         if c == "(":
             if depth == 0:
