@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import ahocorasick
 import regex
@@ -157,35 +157,10 @@ def validate_pattern(pattern: str, *, require_groups: bool = True, budget: float
 STRIKES = 3
 
 
-def _split_alternatives(body: str) -> list[str] | None:
-    """``body`` cut at its own top-level ``|`` (None when it has none); escapes, classes and groups respected."""
-    parts: list[str] = []
-    depth, start, i, n = 0, 0, 0, len(body)
-    while i < n:
-        c = body[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = _class_end(body, i)
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
-            parts.append(body[start:i])
-            start = i + 1
-        i += 1
-    if not parts:
-        return None
-    parts.append(body[start:])
-    return parts
-
-
-def _first_group(pattern: str) -> tuple[int, int] | None:
-    """(start, end) of the body of the first top-level group that is neither a lookaround nor optional."""
-    depth, i, n, open_at = 0, 0, len(pattern), -1
+def _structure(pattern: str) -> Iterator[tuple[int, str, int]]:
+    """The ``(``, ``)`` and ``|`` of ``pattern`` outside escapes and character classes, as (index, character,
+    nesting depth outside the group: before a ``(``, after a ``)``)."""
+    depth, i, n = 0, 0, len(pattern)
     while i < n:
         c = pattern[i]
         if c == "\\":
@@ -195,20 +170,40 @@ def _first_group(pattern: str) -> tuple[int, int] | None:
             i = _class_end(pattern, i)
             continue
         if c == "(":
-            if depth == 0:
-                open_at = i
+            yield i, c, depth
             depth += 1
         elif c == ")":
             depth -= 1
-            if depth == 0 and open_at >= 0:
-                head = pattern[open_at:open_at + 4]
-                optional = i + 1 < n and pattern[i + 1] in "?*{"
-                if not optional and not head.startswith(("(?=", "(?!", "(?<=", "(?<!")):
-                    body_start = pattern.find(">", open_at) + 1 if head.startswith("(?P<") else (
-                        open_at + 3 if head.startswith("(?:") else open_at + 1)
-                    return body_start, i
-                open_at = -1
+            yield i, c, depth
+        elif c == "|":
+            yield i, c, depth
         i += 1
+
+
+def _split_alternatives(body: str) -> list[str] | None:
+    """``body`` cut at its own top-level ``|`` (None when it has none)."""
+    cuts = [i for i, c, depth in _structure(body) if c == "|" and depth == 0]
+    if not cuts:
+        return None
+    bounds = [-1, *cuts, len(body)]
+    return [body[a + 1:b] for a, b in zip(bounds, bounds[1:])]
+
+
+def _first_group(pattern: str) -> tuple[int, int] | None:
+    """(start, end) of the body of the first top-level group that is neither a lookaround nor optional."""
+    open_at = -1
+    for i, c, depth in _structure(pattern):
+        if depth != 0 or c == "|":
+            continue
+        if c == "(":
+            open_at = i
+            continue
+        head = pattern[open_at:open_at + 4]
+        optional = pattern[i + 1:i + 2] in ("?", "*", "{")
+        if not optional and not head.startswith(("(?=", "(?!", "(?<=", "(?<!")):
+            if head.startswith("(?P<"):
+                return pattern.find(">", open_at) + 1, i
+            return open_at + (3 if head.startswith("(?:") else 1), i
     return None
 
 
@@ -224,8 +219,9 @@ def alternative_literals(pattern: str, min_len: int = 4) -> tuple[str, ...] | No
         branches = _split_alternatives(pattern[span[0]:span[1]]) if span else None
     if not branches:
         return None
-    literals = tuple(required_literal(b, min_len) for b in branches)
-    return None if any(lit is None for lit in literals) else tuple(dict.fromkeys(literals))  # type: ignore[arg-type]
+    literals = [required_literal(b, min_len) for b in branches]
+    found = [lit for lit in literals if lit is not None]
+    return tuple(dict.fromkeys(found)) if len(found) == len(literals) else None
 
 
 class PatternSet:
