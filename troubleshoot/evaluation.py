@@ -236,3 +236,57 @@ def threshold_sweep(rows: list[AuditRow], thresholds: list[float]) -> list[tuple
         right = sum(r.ranked.slugs[0] in r.case.labels for r in confident)
         out.append((t, right / len(rows) if rows else 0.0, len(confident), len(confident) - right))
     return out
+
+
+@dataclass
+class WrappedReport:
+    """How one way of dressing pastes (see :mod:`troubleshoot.rewrap`) changes the answers: of the labelled
+    cases it fits, how many keep their right first answer and their confident right answer, and how many
+    unrelated cases become a confident answer."""
+    name: str
+    what: str
+    cases: int = 0
+    first: int = 0  # right first unwrapped
+    kept_first: int = 0
+    confident: int = 0  # confident and right unwrapped
+    kept_confident: int = 0
+    unrelated: int = 0
+    unrelated_confident: int = 0
+    lost: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        def rate(a: int, b: int) -> str:
+            return f"{a / b:.3f}" if b else "  -  "
+        return (f"  {self.name:15} {self.cases:5d}  {rate(self.kept_first, self.first)} "
+                f"({self.kept_first}/{self.first})  {rate(self.kept_confident, self.confident)} "
+                f"({self.kept_confident}/{self.confident})  {self.unrelated_confident}/{self.unrelated}")
+
+
+def evaluate_wrapped(cases: list[Case], match: Callable[[str], Ranked], wrappers) -> list[WrappedReport]:  # type: ignore[no-untyped-def]
+    """Run every case fitted by each wrapper both as written and dressed; compare the answers."""
+    plain = {id(c): match(c.text) for c in cases}
+    reports = []
+    for wrapper in wrappers:
+        report = WrappedReport(wrapper.name, wrapper.what)
+        for case in cases:
+            if not wrapper.applies(case.text):
+                continue
+            before, after = plain[id(case)], match(wrapper.apply(case.text))
+            name = f"{case.path.parent.name}/{case.path.name}"
+            if case.expected is None:
+                report.unrelated += 1
+                if after.best is not None:
+                    report.unrelated_confident += 1
+                    report.lost.append(f"{name}: unrelated, now best={after.best}")
+                continue
+            report.cases += 1
+            if before.slugs[:1] == [case.expected]:
+                report.first += 1
+                report.kept_first += after.slugs[:1] == [case.expected]
+            if before.best == case.expected:
+                report.confident += 1
+                report.kept_confident += after.best == case.expected
+                if after.best != case.expected:
+                    report.lost.append(f"{name}: got [{', '.join(after.slugs[:3]) or '-'}] best={after.best or '-'}")
+        reports.append(report)
+    return reports

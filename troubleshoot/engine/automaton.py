@@ -72,7 +72,9 @@ GENERIC_PHRASES = frozenset(
 STOPWORDS = frozenset(
     "a an the of to in on for and or is are was were be been by at as that this these it its "
     "from with not no yes true false nil null none all any into than then there their your you code addr pc "
-    "we our has have had do does did can will would should could may might must so if else".split()
+    "we our has have had do does did can will would should could may might must so if else "
+    # the keys of log formats (logfmt, JSON, zap): every logger prints them
+    "time ts level lvl msg caller logger severity".split()
 )
 VALUE_WEIGHT = 0.35  # share of an example value (inside {} or "") in the coverage
 MAX_RUN = 6  # fragments longer than this many tokens are split into runs of RUN tokens
@@ -87,7 +89,7 @@ PARTIAL = 0.85  # below this coverage a line is "partly matched" (the fuzzy stag
 KEY_FLOOR = 0.35  # ... but not below this (just above the matcher's MIN_COVERAGE)
 
 _SEP = re.compile(
-    r"<[a-z]+>|[{}\[\]\"|]|[,;:!?=]+(?=\s|$)|\.+(?=\s|$)|(?:^|\s)\(|(?<!\([a-z])\)(?=\s|$|[,.;:])|\s-\s|\s'|'(?=\s|$)|\s/\s"
+    r"\b(?:time|ts|level|lvl|msg|caller|logger)=|<[a-z]+>|[{}\[\]\"|]|[,;:!?=]+(?=\s|$)|\.+(?=\s|$)|(?:^|\s)\(|(?<!\([a-z])\)(?=\s|$|[,.;:])|\s-\s|\s'|'(?=\s|$)|\s/\s"
 )
 _TRIM = " .,;:'-*/\\="
 

@@ -22,10 +22,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from .types import Line
+from .wraps import WRAP_WIDTHS, glue, rejoin_records, soft_break, terminal_width
 
 __all__ = ["read", "decode", "clean", "is_record_start", "WRAP_WIDTHS"]
 
-WRAP_WIDTHS = frozenset({72, 76, 78, 79, 80, 100, 119, 120, 128, 132, 150, 160, 180, 200})
 
 _ANSI = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor movement
@@ -195,6 +195,15 @@ _VIEWER_TIME = re.compile(
 )
 
 
+# `kubectl logs --timestamps` and the CRI log files (/var/log/containers: "... stderr F ") put an RFC 3339 time
+# in front of what the container printed; cut only when a klog header or a JSON record follows, since a
+# component's own leading time stamp is part of its line format.
+_LOG_TIME = re.compile(
+    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}) (?:(?:stdout|stderr) [FP] )?"
+    r"(?=[IWEF]\d{4} \d|\{)"
+)
+
+
 _ESCAPED_BREAK = re.compile(r"\\n\S.*\\n")
 
 
@@ -225,12 +234,12 @@ def unwrap_prefix(text: str) -> tuple[str, str]:
             sources.append(f"{m.group('container')} {_POD_BASE.sub('', m.group('pod'))}")
         elif m := _STERN.match(text):
             sources.append(f"{m.group('container')} {_POD_BASE.sub('', m.group('pod'))}")
-        elif text[:1].isdigit() and (m := _VIEWER_TIME.match(text)):
-            pass  # cut below; a viewer's time stamp names no source
+        elif text[:1].isdigit() and (m := _VIEWER_TIME.match(text) or _LOG_TIME.match(text)):
+            pass  # cut below; a viewer's or kubectl's time stamp names no source
         else:
             break
         text = text[m.end():]
-    if len(text) > 2 and text[0] == '"' and text[-1] == '"' and '\\"' in text:
+    if len(text) > 2 and text[0] == '"' and text[-1] == '"' and ('\\"' in text or _KLOG.match(text[1:])):
         try:  # CloudWatch and friends show the whole message as one quoted JSON string
             value = json.loads(text)
         except ValueError:
@@ -253,10 +262,14 @@ def _expand(number: int, text: str, raw: str) -> Iterator[Line]:
             source = f"{source} {rec_source}".strip()
             for part in parts:
                 for piece in unescape(part):
-                    yield Line(number, piece, raw, source)
+                    # a shipper (fluent-bit, CloudWatch) keeps the klog header inside the record's "log"
+                    if piece[:1] in "IWEF" and (m := _KLOG.match(piece)):
+                        yield Line(number, piece[m.end():], raw, f"{source} {m.group('file')}".strip())
+                    else:
+                        yield Line(number, piece, raw, source)
             return
-    if text[:1] in "IWEF" and (m := _KLOG.match(text)):
-        text = text[m.end() :]
+    if text.lstrip()[:1] in "IWEF" and (m := _KLOG.match(text.lstrip())):
+        text = text.lstrip()[m.end() :]
         source = f"{source} {m.group('file')}".strip()
     elif '"' in text and (m := _PRETTY_JSON_FIELD.match(text)):
         try:
@@ -279,14 +292,24 @@ _COLUMNS = re.compile(r"\S {2,}\S.*\S {2,}\S")
 _HEADER = re.compile(r"^\s*[A-Z][A-Z0-9_()/.-]*(?: {2,}[A-Z][A-Z0-9_()/. -]*){2,}\s*$")
 
 
-def _continues(prev: Line, prev_width: int, nxt: str) -> bool:
-    """Heuristic: is ``nxt`` the hard-wrapped continuation of ``prev``?"""
+def _may_continue(row: str) -> bool:
+    return bool(row.strip()) and not row[:1].isspace() and not is_record_start(row) and not _COLUMNS.search(row)
+
+
+def _continues(prev: Line, prev_row: str, nxt: str, *, hard: bool) -> bool:
+    """Heuristic: is ``nxt`` the wrapped continuation of ``prev``? ``prev_row`` is the last physical
+    row of ``prev`` (cleaned), ``hard`` says a terminal cut it (see :mod:`wraps`)."""
     if not nxt.strip() or is_record_start(nxt) or not prev.text:
         return False
     if _COLUMNS.search(nxt) or _HEADER.match(prev.raw):
         return False
+    if hard:
+        return True
     tail = prev.text.rstrip()
-    if prev_width in WRAP_WIDTHS:
+    # a filler broke the row before the next word; a prompt or comment line, and a prefixed next
+    # row, are lines of their own
+    if (soft_break(prev_row, nxt) and not _PROMPT.match(prev.raw.rsplit("\n", 1)[-1])
+            and unwrap_prefix(nxt)[0] == nxt):
         return True
     if tail.endswith((".", "!", "?", ":", ";", "}", ")", "]")) and not nxt[:1].islower():
         return False
@@ -295,7 +318,7 @@ def _continues(prev: Line, prev_width: int, nxt: str) -> bool:
     if prev.text.count('"') % 2 == 1 and len(tail) >= 40:
         return True
     stripped = nxt.lstrip()
-    if is_record_start(prev.raw):  # a log record continues only through a hard wrap
+    if is_record_start(prev.raw):  # a log record continues only through a cut
         return False
     return len(tail) >= 60 and tail[-1:] not in ".!?" and stripped[:1].islower()
 
@@ -308,18 +331,28 @@ def read(data: str | bytes | bytearray) -> list[Line]:
     physical = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if physical and physical[-1] == "":
         physical.pop()
+    rows = [clean(raw) for raw in physical]
+    records = {first: (last, text) for first, last, text in rejoin_records(rows)}
+    terminal = terminal_width(rows, _may_continue)
     out: list[Line] = []
     box: list[tuple[int, str, str]] = []  # current Terraform paragraph
-    prev_width = 0
+    prev_row = ""  # the last physical row (cleaned) of out[-1]
     prev_joinable = False
+    hard_run = 0  # width of the terminal that cut out[-1], when it was cut by one
 
     def flush_box() -> None:
         if box:
             out.append(Line(box[0][0], " ".join(t for _, t, _ in box), "\n".join(r for _, _, r in box)))
             box.clear()
 
-    for number, raw in enumerate(physical, 1):
-        text = clean(raw)
+    index = 0
+    while index < len(rows):
+        number, text, raw = index + 1, rows[index], physical[index]
+        if index in records:  # a JSON record a terminal cut: one row again
+            last, text = records[index]
+            raw = "\n".join(physical[index : last + 1])
+            index = last
+        index += 1
         first = text.lstrip()[:1]
         if first and first in _BOX_CHARS:
             body = text.lstrip()[1:].strip()
@@ -330,17 +363,26 @@ def read(data: str | bytes | bytearray) -> list[Line]:
             prev_joinable = False
             continue
         flush_box()
-        if prev_joinable and out and out[-1].raw.count("\n") < 20 and _continues(out[-1], prev_width, text):
-            last = out[-1]
-            glue = "" if prev_width in WRAP_WIDTHS and text[:1].isalnum() and last.text[-1:].isalnum() else " "
-            out[-1] = Line(last.number, last.text + glue + text.strip(), last.raw + "\n" + raw, last.source)
-            prev_width = len(text)
+        # A terminal cut shows itself by its width recurring: the paste's terminal width, a row as
+        # wide as the one before (one less: the copy dropped a trailing space), or an earlier cut of
+        # this line. A lone row at a usual width is far more often filled text or a line of its own.
+        width = len(prev_row)
+        hard = width in WRAP_WIDTHS and (
+            width in (terminal, terminal - 1) or hard_run == width or len(text) in (width, width - 1))
+        if prev_joinable and out and out[-1].raw.count("\n") < 20 and _continues(out[-1], prev_row, text, hard=hard):
+            last_line = out[-1]
+            hard_run = width if hard else 0
+            seam = glue(last_line.raw, raw, hard=hard)
+            out[-1] = Line(last_line.number, last_line.text + seam + text.strip(), last_line.raw + "\n" + raw,
+                           last_line.source)
+            prev_row = text
             continue
         before = len(out)
         out.extend(_expand(number, text, raw))
         # only a line that stayed one line may be continued by the next (not a JSON record's parts)
         prev_joinable = len(out) == before + 1 and not out[-1].text.startswith("{") and (
             out[-1].text == text or text.endswith(out[-1].text))
-        prev_width = len(text)
+        prev_row = text
+        hard_run = 0
     flush_box()
     return out

@@ -5,7 +5,16 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from troubleshoot.evaluation import Ranked, evaluate, evaluate_audit, load_audit, load_cases, threshold_sweep
+from troubleshoot.evaluation import (
+    Ranked,
+    evaluate,
+    evaluate_audit,
+    evaluate_wrapped,
+    load_audit,
+    load_cases,
+    threshold_sweep,
+)
+from troubleshoot.rewrap import WRAPPERS
 from troubleshoot.management.schema import SchemaCommand
 from troubleshoot.matching import match_payload, match_text, recall_query
 from troubleshoot.search import articles_search
@@ -46,6 +55,10 @@ class Command(SchemaCommand):
         parser.add_argument("--sweep", action="store_true",
                             help="with --audit: print useful answers and confident-wrong per score threshold "
                                  "(use it on the tuning half to choose the confidence cut)")
+        parser.add_argument("--wrappers", nargs="?", const="all", default=None, metavar="NAME,NAME",
+                            help="run the labelled cases dressed as pastes arrive (terminal cuts, fills, JSON "
+                                 "records, log prefixes...) and print how many keep their answer; "
+                                 "names: " + ", ".join(w.name for w in WRAPPERS))
         parser.add_argument("--rounds", default="", metavar="c6,c7",
                             help="with --audit: only the pastes of these collections (id prefixes), e.g. a "
                                  "new round's first run")
@@ -56,6 +69,8 @@ class Command(SchemaCommand):
         root = Path(options["cases"])
         if not root.is_dir():
             raise CommandError(f"{root} is not a folder of labelled cases")
+        if options["wrappers"] is not None:
+            return self._wrapped(root, options)
         report = evaluate(load_cases(root), rank_with_kb)
         failures = report.failures()
         if failures:
@@ -67,6 +82,25 @@ class Command(SchemaCommand):
         self.stdout.write(report.summary())
         if options["min_top1"] is not None and report.top1 < options["min_top1"]:
             raise CommandError(f"top-1 {report.top1:.3f} is below {options['min_top1']}")
+
+    def _wrapped(self, root: Path, options) -> None:  # type: ignore[no-untyped-def]
+        wanted = [n.strip() for n in options["wrappers"].split(",") if n.strip()]
+        known = {w.name: w for w in WRAPPERS}
+        if wanted == ["all"]:
+            wrappers = list(WRAPPERS)
+        else:
+            unknown = [n for n in wanted if n not in known]
+            if unknown or not wanted:
+                raise CommandError(f"unknown wrapper(s) {', '.join(unknown) or '(none given)'}; "
+                                   f"known: {', '.join(known)}")
+            wrappers = [known[n] for n in wanted]
+        reports = evaluate_wrapped(load_cases(root), rank_with_kb, wrappers)
+        self.stdout.write("  wrapper         cases  first kept         confident kept     unrelated made confident")
+        for report in reports:
+            self.stdout.write(report.line())
+            if options["verbose_failures"]:
+                for lost in report.lost:
+                    self.stdout.write(f"      lost: {lost}")
 
     def _audit(self, root: Path, options) -> None:  # type: ignore[no-untyped-def]
         if not root.is_dir():
