@@ -46,26 +46,23 @@ def plain_message(text: str) -> bool:
     return log_like(text) and not any(_STAMPED.match(row) for row in _rows(text))
 
 
-def _cut(text: str, width: int) -> str:
-    """A terminal of ``width`` columns: long lines are cut every ``width`` characters, wherever that falls."""
+def _long_rows(text: str, width: int, split: Callable[[str], list[str]]) -> str:
+    """Each row longer than ``width`` (but not a table row) replaced by the rows ``split`` makes of it."""
     out: list[str] = []
     for row in _rows(text):
-        if len(row) <= width or _COLUMNS.search(row):
-            out.append(row)
-        else:
-            out.extend(row[i : i + width] for i in range(0, len(row), width))
+        out.extend([row] if len(row) <= width or _COLUMNS.search(row) else split(row) or [row])
     return "\n".join(out)
+
+
+def _cut(text: str, width: int) -> str:
+    """A terminal of ``width`` columns: long lines are cut every ``width`` characters, wherever that falls."""
+    return _long_rows(text, width, lambda row: [row[i : i + width] for i in range(0, len(row), width)])
 
 
 def _fill(text: str, width: int) -> str:
     """A filler of ``width`` columns: long lines are broken between words."""
-    out: list[str] = []
-    for row in _rows(text):
-        if len(row) <= width or _COLUMNS.search(row):
-            out.append(row)
-        else:
-            out.extend(textwrap.wrap(row, width, break_long_words=False, break_on_hyphens=False) or [row])
-    return "\n".join(out)
+    return _long_rows(text, width, lambda row: textwrap.wrap(row, width, break_long_words=False,
+                                                               break_on_hyphens=False))
 
 
 def _each(text: str, dress: Callable[[str], str]) -> str:
