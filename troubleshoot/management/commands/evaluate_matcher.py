@@ -14,9 +14,9 @@ from troubleshoot.evaluation import (
     load_cases,
     threshold_sweep,
 )
-from troubleshoot.rewrap import WRAPPERS
 from troubleshoot.management.schema import SchemaCommand
 from troubleshoot.matching import match_payload, match_text, recall_query
+from troubleshoot.rewrap import WRAPPERS
 from troubleshoot.search import articles_search
 
 DEFAULT_CASES = Path(settings.BASE_DIR) / "tests" / "matcher_cases"
