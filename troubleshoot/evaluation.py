@@ -9,9 +9,13 @@ or any confident ``best`` for an unrelated paste).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from troubleshoot.rewrap import Wrapper
 
 NONE_DIR = "_none"
 
@@ -262,7 +266,8 @@ class WrappedReport:
                 f"({self.kept_confident}/{self.confident})  {self.unrelated_confident}/{self.unrelated}")
 
 
-def evaluate_wrapped(cases: list[Case], match: Callable[[str], Ranked], wrappers) -> list[WrappedReport]:  # type: ignore[no-untyped-def]
+def evaluate_wrapped(cases: list[Case], match: Callable[[str], Ranked],
+                     wrappers: Iterable[Wrapper]) -> list[WrappedReport]:
     """Run every case fitted by each wrapper both as written and dressed; compare the answers."""
     plain = {id(c): match(c.text) for c in cases}
     reports = []

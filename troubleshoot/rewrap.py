@@ -17,9 +17,10 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from troubleshoot.engine.reader import is_table_row
+
 __all__ = ["Wrapper", "WRAPPERS", "log_like", "plain_message"]
 
-_COLUMNS = re.compile(r"\S {2,}\S.*\S {2,}\S")
 _FIELD = re.compile(r"^\s*[A-Z][\w ]{0,30}:\s{2,}\S")
 _PROMPT = re.compile(r"^\s*(?:\$|#|%|PS [A-Z]:|[\w.-]+@[\w.-]+)")
 _BOX = "\u2502\u2575\u2577"
@@ -32,7 +33,7 @@ def _rows(text: str) -> list[str]:
 def log_like(text: str) -> bool:
     """Lines a logger printed: no table, no ``Key:   value`` block, no shell prompt, no box."""
     for row in _rows(text):
-        if _COLUMNS.search(row) or _FIELD.match(row) or _PROMPT.match(row) or row.lstrip()[:1] in _BOX:
+        if is_table_row(row) or _FIELD.match(row) or _PROMPT.match(row) or row.lstrip()[:1] in _BOX:
             return False
     return True
 
@@ -50,7 +51,7 @@ def _long_rows(text: str, width: int, split: Callable[[str], list[str]]) -> str:
     """Each row longer than ``width`` (but not a table row) replaced by the rows ``split`` makes of it."""
     out: list[str] = []
     for row in _rows(text):
-        out.extend([row] if len(row) <= width or _COLUMNS.search(row) else split(row) or [row])
+        out.extend([row] if len(row) <= width or is_table_row(row) else split(row) or [row])
     return "\n".join(out)
 
 

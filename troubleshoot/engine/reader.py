@@ -24,7 +24,7 @@ from typing import Any
 from .types import Line
 from .wraps import WRAP_WIDTHS, glue, rejoin_records, soft_break, terminal_width
 
-__all__ = ["read", "decode", "clean", "is_record_start", "WRAP_WIDTHS"]
+__all__ = ["read", "decode", "clean", "is_record_start", "is_table_row", "WRAP_WIDTHS"]
 
 
 _ANSI = re.compile(
@@ -252,6 +252,14 @@ def unwrap_prefix(text: str) -> tuple[str, str]:
 # ----------------------------------------------------------------- assembly
 
 
+def _cut_klog(text: str, source: str) -> tuple[str, str]:
+    """(text without a leading klog header, source with the klog file added); ``text`` itself when none."""
+    body = text.lstrip()
+    if body[:1] in "IWEF" and (m := _KLOG.match(body)):
+        return body[m.end() :], f"{source} {m.group('file')}".strip()
+    return text, source
+
+
 def _expand(number: int, text: str, raw: str) -> Iterator[Line]:
     """Physical line -> logical line(s): JSON records and escaped strings may yield several."""
     text, source = unwrap_prefix(text)
@@ -261,16 +269,13 @@ def _expand(number: int, text: str, raw: str) -> Iterator[Line]:
             parts, rec_source = found
             source = f"{source} {rec_source}".strip()
             for part in parts:
-                for piece in unescape(part):
-                    # a shipper (fluent-bit, CloudWatch) keeps the klog header inside the record's "log"
-                    if piece[:1] in "IWEF" and (m := _KLOG.match(piece)):
-                        yield Line(number, piece[m.end():], raw, f"{source} {m.group('file')}".strip())
-                    else:
-                        yield Line(number, piece, raw, source)
+                for piece in unescape(part):  # a shipper keeps the klog header inside the record's "log"
+                    body, piece_source = _cut_klog(piece, source)
+                    yield Line(number, body, raw, piece_source)
             return
-    if text.lstrip()[:1] in "IWEF" and (m := _KLOG.match(text.lstrip())):
-        text = text.lstrip()[m.end() :]
-        source = f"{source} {m.group('file')}".strip()
+    cut, source = _cut_klog(text, source)
+    if cut is not text:  # a klog line (never also a pretty-printed JSON field)
+        text = cut
     elif '"' in text and (m := _PRETTY_JSON_FIELD.match(text)):
         try:
             value = json.loads(m.group(2))
@@ -292,16 +297,24 @@ _COLUMNS = re.compile(r"\S {2,}\S.*\S {2,}\S")
 _HEADER = re.compile(r"^\s*[A-Z][A-Z0-9_()/.-]*(?: {2,}[A-Z][A-Z0-9_()/. -]*){2,}\s*$")
 
 
+def is_table_row(row: str) -> bool:
+    """A row laid out in columns (two gaps of 2+ spaces): ``kubectl get`` output, an events table."""
+    return bool(_COLUMNS.search(row))
+
+
+def _own_line(row: str) -> bool:
+    """A blank row, a new record or a table row: never the continuation of the row before."""
+    return not row.strip() or is_record_start(row) or is_table_row(row)
+
+
 def _may_continue(row: str) -> bool:
-    return bool(row.strip()) and not row[:1].isspace() and not is_record_start(row) and not _COLUMNS.search(row)
+    return not row[:1].isspace() and not _own_line(row)
 
 
 def _continues(prev: Line, prev_row: str, nxt: str, *, hard: bool) -> bool:
     """Heuristic: is ``nxt`` the wrapped continuation of ``prev``? ``prev_row`` is the last physical
     row of ``prev`` (cleaned), ``hard`` says a terminal cut it (see :mod:`wraps`)."""
-    if not nxt.strip() or is_record_start(nxt) or not prev.text:
-        return False
-    if _COLUMNS.search(nxt) or _HEADER.match(prev.raw):
+    if not prev.text or _own_line(nxt) or _HEADER.match(prev.raw):
         return False
     if hard:
         return True

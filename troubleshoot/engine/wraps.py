@@ -51,10 +51,11 @@ def terminal_width(rows: Sequence[str], continues: Callable[[str], bool]) -> int
     (one less where the cut fell on a space the copy dropped), while a filler ends its rows anywhere
     in the last dozen columns: so at least two rows must end at the width, and three in four of
     the rows that run on and end near it."""
-    ends: list[int] = []
-    for row, nxt in zip(rows, rows[1:]):
-        if len(row) >= MIN_SOFT_ROW and continues(nxt):
-            ends.append(len(row))
+    at_usual = sum(1 for row in rows[:-1] if len(row) in WRAP_WIDTHS or len(row) + 1 in WRAP_WIDTHS)
+    if at_usual < 2:  # most pastes: decided without looking at a single next row
+        return 0
+    lowest = min(WRAP_WIDTHS) - 16
+    ends = [len(row) for row, nxt in zip(rows, rows[1:]) if len(row) >= lowest and continues(nxt)]
     best, best_count = 0, 0
     for width in {w if w in WRAP_WIDTHS else w + 1 for w in ends if w in WRAP_WIDTHS or w + 1 in WRAP_WIDTHS}:
         at = sum(1 for w in ends if w in (width, width - 1))
