@@ -295,3 +295,58 @@ def evaluate_wrapped(cases: list[Case], match: Callable[[str], Ranked],
                     report.lost.append(f"{name}: got [{', '.join(after.slugs[:3]) or '-'}] best={after.best or '-'}")
         reports.append(report)
     return reports
+
+
+# ---------------------------------------------------------------- leave the article out
+
+@dataclass
+class LeftOut:
+    """One labelled paste matched by a KB without the article(s) that fix it."""
+
+    id: str
+    labels: frozenset[str]
+    ranked: Ranked
+
+
+@dataclass
+class LeaveOutReport:
+    """How the matcher answers failures the KB has no article for, simulated on labelled pastes: each is
+    matched without its own article(s). Any confident answer then names another article, so the share of
+    confident answers estimates confident-wrong on the long tail of real failures the KB does not cover."""
+
+    name: str
+    rows: list[LeftOut] = field(default_factory=list)
+
+    @property
+    def confident(self) -> list[LeftOut]:
+        return [r for r in self.rows if r.ranked.best is not None]
+
+    def summary(self, top: int = 8) -> str:
+        n, conf = len(self.rows), self.confident
+        rate = len(conf) / n if n else 0.0
+        answered: dict[str, int] = {}
+        for r in conf:
+            answered[r.ranked.best or ""] = answered.get(r.ranked.best or "", 0) + 1
+        most = ", ".join(f"{slug} {k}" for slug, k in sorted(answered.items(), key=lambda kv: (-kv[1], kv[0]))[:top])
+        lines = [f"[{self.name}] {n} pastes matched without their own article(s): "
+                 f"{len(conf)} still got a confident answer ({rate:.3f})"]
+        if most:
+            lines.append(f"  confident answers most often given instead: {most}")
+        return "\n".join(lines)
+
+
+def evaluate_leave_out(name: str, cases: Iterable[tuple[str, frozenset[str], str]],
+                       ranker_without: Callable[[frozenset[str]], Callable[[str], Ranked]],
+                       progress: Callable[[int, int], None] | None = None) -> LeaveOutReport:
+    """Match each (id, labels, text) with a matcher built without ``labels`` (one build per label set)."""
+    groups: dict[frozenset[str], list[tuple[str, str]]] = {}
+    for cid, labels, text in cases:
+        if labels:
+            groups.setdefault(labels, []).append((cid, text))
+    report = LeaveOutReport(name)
+    for done, (labels, items) in enumerate(sorted(groups.items(), key=lambda kv: sorted(kv[0])), 1):
+        rank = ranker_without(labels)
+        report.rows.extend(LeftOut(cid, labels, rank(text)) for cid, text in items)
+        if progress is not None:
+            progress(done, len(groups))
+    return report

@@ -62,6 +62,7 @@ FIELD_LINES = 300  # templates whose structured fields are read (most severe fir
 FIELD_STRENGTH = 0.95  # a symptom whose structured conditions all hold: as good as a pattern hit
 FIELD_STRENGTH_BROAD = 0.85  # ... when they only say what kind of message it is (see rules.BROAD)
 MAX_EVIDENCE = 6
+PATTERN_MISS = 0.8  # strength factor of a phrase hit whose symptom's own pattern fails on its text
 
 
 @dataclass
@@ -208,6 +209,7 @@ class Matcher:
         deadline = time.perf_counter() + PATTERN_BUDGET
         todo: list[tuple[int, int, str, int, int]] = []  # (sig, line idx, text, severity, size)
         hit_topics = {self.signatures[s].topic for s in best}
+        missed: set[int] = set()  # phrase hits whose own pattern cannot match their text
         for sig in sorted(best, key=lambda s: (-best[s].strength, s)):
             hit, others = best[sig], self.topic_patterns.get(self.signatures[sig].topic, ())
             text = region_text(lines, hit) if others else ""
@@ -215,6 +217,8 @@ class Matcher:
             for other in others:
                 if (other not in best or best[other].how != "pattern") and self.patterns.may_match(other, lowered):
                     todo.append((other, hit.line, text, hit.severity, hit.window))
+                elif other == sig:
+                    missed.add(sig)
         samples = [lines[t.first].text for t in templates]
         for ti, sigs in sorted(self.patterns.prefilter_many(samples).items()):
             t = templates[ti]
@@ -228,7 +232,8 @@ class Matcher:
             done.add((sig, line))
             runs += 1
             found = self.patterns.run(sig, text, deadline)
-            if found is None:
+            if found is None:  # on the line of its own phrase hit: see below
+                missed.update(s for s in (sig,) if s in best and best[s].how == "phrase" and best[s].line == line)
                 continue
             span, caps = found
             old = best.get(sig)
@@ -241,6 +246,14 @@ class Matcher:
             if old is None and self.signatures[sig].topic not in hit_topics:
                 strength = min(strength, 0.9)  # literal prefilter only, no phrase support
             best[sig] = SymptomHit(sig, strength, "pattern", -1, line, sev, span, text, caps, size)
+        for hit in [best[sig] for sig in sorted(missed) if best[sig].how == "phrase"]:
+            # the reader's text lost what the pattern reads (a JSON field, a klog header): try the line as pasted
+            raw = " ".join(lines[k].raw.strip() for k in range(hit.line, hit.line + hit.window))
+            if (found := self.patterns.run(hit.sig, raw, deadline)) is not None:
+                best[hit.sig] = SymptomHit(hit.sig, min(1.0, max(hit.strength, 0.8) + 0.15), "pattern", -1, hit.line,
+                                           hit.severity, found[0], raw, found[1], hit.window)
+            else:  # the words are there but not the message its article defines: a near variant
+                hit.strength *= PATTERN_MISS
 
     def _fields(self, lines: Sequence[Line], templates: Sequence[Template], per_template: Sequence[Fields],
                 paste: Fields, best: dict[int, SymptomHit]) -> None:
@@ -341,17 +354,10 @@ class Matcher:
                 if len(evidence) < MAX_EVIDENCE and (ev.line, ev.span, ev.how) not in seen_ev:
                     seen_ev.add((ev.line, ev.span, ev.how))
                     evidence.append(ev if ev.symptom == key else replace(ev, symptom=key))
-        return ArticleMatch(
-            topic=topic,
-            language=lang,
-            score=round(score, 4),
-            confidence=confidence(score),
-            evidence=evidence,
-            captures=captures,
-            cause=max(causes, key=lambda c: (causes[c], -c)) if causes else None,
-            symptoms=symptoms,
-            why=self._why(topic, evidence, ctx, conflict),
-        )
+        return ArticleMatch(topic=topic, language=lang, score=round(score, 4), confidence=confidence(score),
+                            evidence=evidence, captures=captures, symptoms=symptoms,
+                            cause=max(causes, key=lambda c: (causes[c], -c)) if causes else None,
+                            why=self._why(topic, evidence, ctx, conflict))
 
     def _fuzzy_weight(self, hit: SymptomHit) -> float:
         """A hit's strength for the fuzzy-only cap: an untrusted near miss never counts as strong."""
@@ -409,12 +415,6 @@ class Matcher:
         if not found:
             return []
         top = max(s for _, s in found)
-        return [
-            ArticleMatch(
-                topic=topic,
-                language=pick_language(self.topic_langs.get(topic, {language}), language),
-                score=round(0.3 * s / top, 4),
-                confidence="low",
-            )
-            for topic, s in sorted(found, key=lambda x: -x[1])[:limit]
-        ]
+        return [ArticleMatch(topic=topic, language=pick_language(self.topic_langs.get(topic, {language}), language),
+                             score=round(0.3 * s / top, 4), confidence="low")
+                for topic, s in sorted(found, key=lambda x: -x[1])[:limit]]

@@ -5,17 +5,20 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import CommandError
 
+from troubleshoot.engine.matcher import Matcher
 from troubleshoot.evaluation import (
     Ranked,
     evaluate,
     evaluate_audit,
+    evaluate_leave_out,
     evaluate_wrapped,
     load_audit,
     load_cases,
     threshold_sweep,
 )
 from troubleshoot.management.schema import SchemaCommand
-from troubleshoot.matching import match_payload, match_text, recall_query
+from troubleshoot.matching import build_signatures, build_topics, match_payload, match_text, recall_query
+from troubleshoot.models import Article
 from troubleshoot.rewrap import WRAPPERS
 from troubleshoot.search import articles_search
 
@@ -59,6 +62,10 @@ class Command(SchemaCommand):
                             help="run the labelled cases dressed as pastes arrive (terminal cuts, fills, JSON "
                                  "records, log prefixes...) and print how many keep their answer; "
                                  "names: " + ", ".join(w.name for w in WRAPPERS))
+        parser.add_argument("--leave-out", action="store_true",
+                            help="match each labelled paste (the cases, or with --audit the covered pastes of the "
+                                 "chosen half) with a KB that lacks its own article(s), and print how many still "
+                                 "get a confident answer: confident-wrong on failures the KB does not cover")
         parser.add_argument("--rounds", default="", metavar="c6,c7",
                             help="with --audit: only the pastes of these collections (id prefixes), e.g. a "
                                  "new round's first run")
@@ -71,6 +78,10 @@ class Command(SchemaCommand):
             raise CommandError(f"{root} is not a folder of labelled cases")
         if options["wrappers"] is not None:
             return self._wrapped(root, options)
+        if options["leave_out"]:
+            cases = [(f"{c.path.parent.name}/{c.path.name}", frozenset([c.expected]), c.text)
+                     for c in load_cases(root) if c.expected]
+            return self._leave_out("labelled cases", cases, options)
         report = evaluate(load_cases(root), rank_with_kb)
         failures = report.failures()
         if failures:
@@ -115,6 +126,11 @@ class Command(SchemaCommand):
                 raise CommandError(f"no audit cases of the collections {options['rounds']!r} under {root}")
         if not cases:
             raise CommandError(f"no audit cases under {root}")
+        if options["leave_out"]:
+            for half in sorted({c.half for c in cases}, reverse=True):
+                self._leave_out(f"{half} (covered)", [(c.id, frozenset(c.labels), c.text) for c in cases
+                                                      if c.half == half and c.labels], options)
+            return
         reports = evaluate_audit(cases, rank_with_kb, rank_with_plain_search)
         for report in reports.values():
             misses = [r for r in report.rows if (r.covered and not r.useful) or r.confident_wrong]
@@ -129,3 +145,31 @@ class Command(SchemaCommand):
                 self.stdout.write("  threshold  useful  confident  wrong")
                 for t, useful, confident, wrong in threshold_sweep(report.rows, [x / 100 for x in range(30, 96, 5)]):
                     self.stdout.write(f"  {t:9.2f}  {useful:6.3f}  {confident:9d}  {wrong:5d}")
+
+    def _leave_out(self, name: str, cases: list[tuple[str, frozenset[str], str]], options) -> None:  # type: ignore[no-untyped-def]
+        articles = list(Article.objects.published().prefetch_related("causes", "fixes", "symptoms", "components"))
+        signatures, topics = build_signatures(), build_topics(articles)
+        if not signatures:
+            raise CommandError("no published articles: import the knowledge base first (manage.py import_kb)")
+
+        def ranker_without(labels: frozenset[str]):  # type: ignore[no-untyped-def]
+            matcher = Matcher([s for s in signatures if s.topic not in labels],
+                              topics={slug: t for slug, t in topics.items() if slug not in labels})
+
+            def rank(text: str) -> Ranked:
+                result = matcher.match(text, limit=5)
+                return Ranked(slugs=[m.topic for m in result.matches],
+                              best=result.best.topic if result.best else None,
+                              top_score=result.matches[0].score if result.matches else 0.0)
+            return rank
+
+        def progress(done: int, total: int) -> None:
+            if done == total or done % 20 == 0:
+                self.stderr.write(f"  {name}: {done}/{total} knowledge bases built")
+
+        report = evaluate_leave_out(name, cases, ranker_without, progress)
+        if options["verbose_failures"]:
+            for r in report.confident:
+                self.stdout.write(f"  {r.id}: without [{', '.join(sorted(r.labels))}] got best={r.ranked.best} "
+                                  f"({r.ranked.top_score:.3f})")
+        self.stdout.write(report.summary())

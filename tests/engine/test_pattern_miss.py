@@ -1,0 +1,36 @@
+"""A phrase hit is checked against its symptom's own pattern: a line with the symptom's words but not its
+message (another condition in the same sentence) is weaker evidence, and a pattern that reads what the reader
+drops (a JSON field) is tried on the line as pasted."""
+
+from __future__ import annotations
+
+from troubleshoot.engine.matcher import Matcher
+from troubleshoot.engine.types import Signature
+
+DISK = "Pod was rejected: The node had condition: [DiskPressure]."
+PID_LINE = "  Warning  Evicted  2m  kubelet  Pod was rejected: The node had condition: [PIDPressure].\n"
+
+
+def _disk(pattern: str | None) -> Matcher:
+    return Matcher([Signature("disk:en:0", "disk-pressure", "en", DISK, pattern=pattern, weight=1.0)])
+
+
+def test_a_line_the_pattern_rejects_is_weaker_than_the_same_words_without_a_pattern() -> None:
+    loose = _disk(None).match(PID_LINE).matches
+    strict = _disk(r"The node had condition: \[(?P<condition>DiskPressure)\]").match(PID_LINE).matches
+    assert loose and strict and loose[0].evidence[0].how == "phrase"
+    assert strict[0].score < loose[0].score
+    # the message the pattern defines is still a pattern hit, and stronger than the phrase alone
+    exact = _disk(r"The node had condition: \[(?P<condition>DiskPressure)\]").match(PID_LINE.replace("PID", "Disk"))
+    assert exact.matches[0].evidence[0].how == "pattern" and exact.matches[0].score > loose[0].score
+
+
+def test_a_pattern_on_a_json_field_is_tried_on_the_record_as_pasted() -> None:
+    text = 'if kind is a CRD, it should be installed before calling Start {"kind": "EC2NodeClass.karpenter.k8s.aws"}'
+    sig = Signature("crd:en:0", "crd-not-installed", "en", text, weight=1.0,
+                    pattern=r'before calling Start[^\n]*?\\?"kind\\?":\s*\\?"(?P<kind>\w+)\.karpenter')
+    paste = ('{"level":"ERROR","logger":"controller","message":"if kind is a CRD, it should be installed before '
+             'calling Start","kind":"NodePool.karpenter.sh","error":"no matches for kind \\"NodePool\\""}\n')
+    result = Matcher([sig]).match(paste)
+    top = result.matches[0]
+    assert top.evidence[0].how == "pattern" and top.captures["kind"] == "NodePool"
