@@ -34,3 +34,27 @@ def test_a_pattern_on_a_json_field_is_tried_on_the_record_as_pasted() -> None:
     result = Matcher([sig]).match(paste)
     top = result.matches[0]
     assert top.evidence[0].how == "pattern" and top.captures["kind"] == "NodePool"
+
+
+def test_a_near_miss_its_own_pattern_rejects_never_makes_a_confident_answer() -> None:
+    known = ('unable to recognize "manifest.yaml": no matches for kind "Provisioner" in version "karpenter.sh/v1alpha5" '
+             'while building the scheduler plugins')
+    other = Signature("o:en:0", "other", "en", "Error from server (NotFound): the server could not find the resource")
+    paste = ('error: unable to recognize "pdb.yaml": no matches for kind "PodDisruptionBudget" in version '
+             '"policy/v1beta1" while building the scheduler plugins now')
+    loose = Matcher([Signature("k:en:0", "karpenter-v1", "en", known, weight=2.0), other]).match(paste)
+    assert loose.best is not None  # the same words, no pattern to say otherwise
+    strict = Matcher([Signature("k:en:0", "karpenter-v1", "en", known, weight=2.0, pattern=(
+        r'no matches for kind "(?P<kind>Provisioner)" in version "(?P<version>karpenter\.sh/v1alpha\d)"')), other])
+    result = strict.match(paste)
+    assert result.matches and result.matches[0].topic == "karpenter-v1"  # still the closest article
+    assert result.best is None and result.matches[0].confidence == "low"
+
+
+def test_a_masked_value_is_no_reason_to_doubt_the_words() -> None:
+    sig = Signature("dns:en:0", "dns", "en", "[ERROR] plugin/errors: 2 example.com. A: read udp 10.0.0.5:41234->10.0.0.2:53: "
+                    "i/o timeout", pattern=r"read udp \S+->(?P<upstream>[\d.]+):53: i/o timeout", weight=1.0)
+    masked = "[ERROR] plugin/errors: 2 example.org. A: read udp X.X.X.X:45662->Y.Y.Y.Y:53: i/o timeout\n"
+    other = "[ERROR] plugin/errors: 2 example.org. A: read udp 10.1.2.3:45662->10.1.2.4:5353: i/o timeout\n"
+    m = Matcher([sig])
+    assert m.match(masked).matches[0].score > m.match(other).matches[0].score

@@ -209,3 +209,9 @@ def test_the_opening_backtick_of_markdown_inline_code_is_dropped() -> None:
     rec = {"level": "ERROR", "logger": "controller.provisioner", "message": "skipping, unable to resolve"}
     assert texts("`" + json.dumps(rec)) == ["skipping, unable to resolve"]
     assert texts("```\nfoo\n```") == ["```", "foo", "```"]  # a fence line is not mistaken for inline code
+
+
+def test_curled_quotes_are_straightened() -> None:
+    # pastes copied from a web page or a chat client carry the quotes a typesetter curled; the message had straight ones
+    text = "no kind \u201cKubeSchedulerConfiguration\u201d is registered for version \u2018v1\u2019"
+    assert read(text)[0].text == "no kind \"KubeSchedulerConfiguration\" is registered for version 'v1'"

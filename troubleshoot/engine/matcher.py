@@ -25,7 +25,7 @@ from .explain import describe, why
 from .fields import Fields, components_of
 from .fuzzy import FuzzyIndex
 from .normalize import normalize_cached
-from .patterns import PatternSet
+from .patterns import PatternSet, redacted
 from .rank import (
     AGREE_BONUS,
     MEDIUM,
@@ -252,8 +252,8 @@ class Matcher:
             if (found := self.patterns.run(hit.sig, raw, deadline)) is not None:
                 best[hit.sig] = SymptomHit(hit.sig, min(1.0, max(hit.strength, 0.8) + 0.15), "pattern", -1, hit.line,
                                            hit.severity, found[0], raw, found[1], hit.window)
-            else:  # the words are there but not the message its article defines: a near variant
-                hit.strength *= PATTERN_MISS
+            else:  # the words are there but not the message its article defines (unless a value was masked)
+                hit.strength *= 1.0 if redacted(raw) else PATTERN_MISS
 
     def _fields(self, lines: Sequence[Line], templates: Sequence[Template], per_template: Sequence[Fields],
                 paste: Fields, best: dict[int, SymptomHit]) -> None:
@@ -317,8 +317,7 @@ class Matcher:
         # articles that are returned
         final: list[tuple[float, float, str, ArticleMatch | tuple]] = []  # a tuple: _answer's arguments
         for score, spec, topic, scored, fuzzy_only, fuzzy_strength in rough[: max(limit * 3, limit + 5)]:
-            bonus = 0.0
-            top_evidence = None  # kept for the answer, which would locate it again
+            bonus, top_evidence = 0.0, None  # the evidence is kept for the answer, which would locate it again
             if score >= MEDIUM:
                 top_evidence = self.locator.evidence(lines, scored[0][1])
                 share = node_share(top_evidence[0].text, top_evidence[0].span[0])
@@ -360,8 +359,9 @@ class Matcher:
                             why=self._why(topic, evidence, ctx, conflict))
 
     def _fuzzy_weight(self, hit: SymptomHit) -> float:
-        """A hit's strength for the fuzzy-only cap: an untrusted near miss never counts as strong."""
-        trusted = hit.how != "fuzzy" or self.fuzzy.trusted(hit.sig, self.phrases.sigs[hit.sig].specificity)
+        """Strength for the fuzzy-only cap: an untrusted near miss, or one its own pattern rejects, is never strong."""
+        trusted = hit.how != "fuzzy" or (self.fuzzy.trusted(hit.sig, self.phrases.sigs[hit.sig].specificity)
+                                         and hit.sig not in self.patterns.compiled)
         return hit.strength if trusted else min(hit.strength, STRONG_FUZZY - 0.01)
 
     def _conflict(self, topic: str, ctx: _Context) -> bool:

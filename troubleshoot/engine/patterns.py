@@ -22,7 +22,7 @@ import regex
 
 from .types import Signature
 
-__all__ = ["PatternSet", "validate_pattern", "required_literal", "alternative_literals", "PROBES"]
+__all__ = ["PatternSet", "validate_pattern", "required_literal", "alternative_literals", "redacted", "PROBES"]
 
 FLAGS = regex.IGNORECASE | regex.VERSION0
 MAX_TEXT = 4000  # characters of a line a pattern may look at
@@ -36,6 +36,18 @@ PROBES = (
 )
 _VERBOSE = regex.compile(r"\(\?[a-zA-Z]*x[a-zA-Z]*[):]")
 _SPECIAL_ESCAPES = set("dDwWsSbBAZzGpPNXuUxhHvVKRmMnrtfae0123456789gkL")
+
+
+# values people mask before they paste (an address as X.X.X.X, REDACTED, <cluster-endpoint>, ****): a pattern
+# written for the real value's shape cannot match them, so its failure on such a line says nothing
+_REDACTED = regex.compile(
+    r"\b[xX*]{1,3}(?:\.[xX*]{1,3}){3}\b|\bREDACTED\b|\bredacted\b|\*{3,}|\b[xX]{4,}\b"
+    r"|<(?!(?:none|nil|default|unknown|invalid|pending|unset|empty|nodes?|host)>)[A-Za-z][\w .-]{1,40}>")
+
+
+def redacted(text: str) -> bool:
+    """Does ``text`` hold a value its author masked?"""
+    return _REDACTED.search(text[:MAX_TEXT]) is not None
 
 
 def _class_end(pattern: str, i: int) -> int:

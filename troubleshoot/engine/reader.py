@@ -89,9 +89,14 @@ def decode(data: str | bytes | bytearray) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
+# quotes a web page, a chat client or a word processor curled: messages print straight ones
+_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+                         "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'"})
+
+
 def clean(physical: str) -> str:
-    """Strip escapes, control characters and a leading shell prompt."""
-    s = physical
+    """Strip escapes, control characters and a leading shell prompt; straighten curled quotes."""
+    s = physical.translate(_QUOTES)
     if "\x1b" in s or "\x9b" in s:
         s = _ANSI.sub("", s)
     s = _CTRL.sub("", s.replace("\t", "    "))
