@@ -249,7 +249,7 @@ class Matcher:
         for hit in [best[sig] for sig in sorted(missed) if best[sig].how == "phrase"]:
             # the reader's text lost what the pattern reads (a JSON field, a klog header): try the line as pasted
             raw = " ".join(lines[k].raw.strip() for k in range(hit.line, hit.line + hit.window))
-            if (found := self.patterns.run(hit.sig, raw, deadline)) is not None:
+            if raw != region_text(lines, hit).strip() and (found := self.patterns.run(hit.sig, raw, deadline)):
                 best[hit.sig] = SymptomHit(hit.sig, min(1.0, max(hit.strength, 0.8) + 0.15), "pattern", -1, hit.line,
                                            hit.severity, found[0], raw, found[1], hit.window)
             else:  # the words are there but not the message its article defines (unless a value was masked)
