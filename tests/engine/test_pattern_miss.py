@@ -58,3 +58,16 @@ def test_a_masked_value_is_no_reason_to_doubt_the_words() -> None:
     other = "[ERROR] plugin/errors: 2 example.org. A: read udp 10.1.2.3:45662->10.1.2.4:5353: i/o timeout\n"
     m = Matcher([sig])
     assert m.match(masked).matches[0].score > m.match(other).matches[0].score
+
+
+def test_a_line_whose_fields_break_the_symptoms_conditions_is_weaker() -> None:
+    text = 'no matches for kind "TargetGroupBinding" in version "elbv2.k8s.aws/v1beta1"'
+    paste = 'error: unable to recognize "cron.yaml": no matches for kind "CronJob" in version "batch/v1beta1"\n'
+    loose = Matcher([Signature("alb:en:0", "alb", "en", text, weight=2.0)]).match(paste).matches
+    strict = Matcher([Signature("alb:en:0", "alb", "en", text, weight=2.0,
+                                when=(("crd.version", r"elbv2\.k8s\.aws/v\w+"),))]).match(paste).matches
+    assert loose and strict and strict[0].score < loose[0].score
+    own = paste.replace("CronJob", "TargetGroupBinding").replace("batch/v1beta1", "elbv2.k8s.aws/v1beta1")
+    held = Matcher([Signature("alb:en:0", "alb", "en", text, weight=2.0,
+                              when=(("crd.version", r"elbv2\.k8s\.aws/v\w+"),))]).match(own).matches
+    assert held[0].score >= loose[0].score  # conditions that hold: not doubted

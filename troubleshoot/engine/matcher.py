@@ -112,14 +112,8 @@ class Matcher:
 
     # ------------------------------------------------------------------ API
 
-    def match(
-        self,
-        text: str | bytes,
-        *,
-        limit: int = 5,
-        language: str = "en",
-        recall: Recall | None = None,
-    ) -> MatchResult:
+    def match(self, text: str | bytes, *, limit: int = 5, language: str = "en",
+              recall: Recall | None = None) -> MatchResult:
         t0 = time.perf_counter()
         lines = read(text)
         norms = [normalize_cached(line.text) for line in lines]
@@ -136,13 +130,9 @@ class Matcher:
         who_at = {templates[i].first: set(who([f])) for i, f in enumerate(per_template) if f}
         context = _Context(self.relevance.scores(terms), terms, who(per_template), paste.get("component", []), who_at)
         matches = self._rank(lines, best, limit, language, context)
-        stats: dict[str, object] = {
-            "lines": lines[-1].number + lines[-1].raw.count("\n") if lines else 0,
-            "logical_lines": len(lines),
-            "templates": len(templates),
-            "windows": len(windows),
-            "symptoms": len(best),
-        }
+        stats: dict[str, object] = {"lines": lines[-1].number + lines[-1].raw.count("\n") if lines else 0,
+                                    "logical_lines": len(lines), "templates": len(templates),
+                                    "windows": len(windows), "symptoms": len(best)}
         if not matches and recall is not None:
             matches = self._recall(recall, query_text(templates, lines), limit, language, stats)
         top = matches[0] if matches else None
@@ -259,7 +249,9 @@ class Matcher:
                 paste: Fields, best: dict[int, SymptomHit]) -> None:
         if not len(self.rules):
             return
+        held: set[int] = set()
         for hit in self.rules.match(per_template, paste):
+            held.add(hit.sig)
             t = templates[hit.template]
             old = best.get(hit.sig)
             strength = FIELD_STRENGTH_BROAD if hit.broad else FIELD_STRENGTH
@@ -271,6 +263,9 @@ class Matcher:
             text = lines[t.first].text
             best[hit.sig] = SymptomHit(hit.sig, strength, "fields", hit.template, t.first, t.severity,
                                        (0, len(text)), text, dict(hit.captures))
+        for sig in self.rules.conditioned - held:  # its words without the fields its article names: a near variant
+            if sig in best and best[sig].how == "phrase" and sig not in self.patterns.compiled:
+                best[sig].strength *= PATTERN_MISS
 
     def _fuzzy(self, templates: Sequence[Template], best: dict[int, SymptomHit], partial: set[int]) -> None:
         order = sorted(

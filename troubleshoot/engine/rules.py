@@ -57,6 +57,7 @@ class FieldRules:
             self.rules.append((i, conds))
             if all(name in BROAD for name, _ in conds):
                 self.broad.add(i)
+        self.conditioned = frozenset(i for i, _ in self.rules)  # symptoms defined by their fields
 
     def __len__(self) -> int:
         return len(self.rules)
