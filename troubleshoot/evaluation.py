@@ -9,6 +9,7 @@ or any confident ``best`` for an unrelated paste).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -324,9 +325,7 @@ class LeaveOutReport:
     def summary(self, top: int = 8) -> str:
         n, conf = len(self.rows), self.confident
         rate = len(conf) / n if n else 0.0
-        answered: dict[str, int] = {}
-        for r in conf:
-            answered[r.ranked.best or ""] = answered.get(r.ranked.best or "", 0) + 1
+        answered = Counter(r.ranked.best for r in conf)
         most = ", ".join(f"{slug} {k}" for slug, k in sorted(answered.items(), key=lambda kv: (-kv[1], kv[0]))[:top])
         lines = [f"[{self.name}] {n} pastes matched without their own article(s): "
                  f"{len(conf)} still got a confident answer ({rate:.3f})"]

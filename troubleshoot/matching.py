@@ -69,6 +69,11 @@ def build_topics(articles: list[Article]) -> dict[str, TopicInfo]:
     return topics
 
 
+def published_articles() -> list[Article]:
+    """The published articles with everything the matcher and its answers read from them."""
+    return list(Article.objects.published().prefetch_related("causes", "fixes", "symptoms", "components", "versions"))
+
+
 def current_matcher() -> Matcher:
     """This process's matcher, rebuilt when the KB revision counter moves."""
     return _current()[0]
@@ -96,8 +101,7 @@ def _current() -> tuple[Matcher, dict[tuple[str, str], Article]]:
     with _lock:
         _cache["checked"] = now
         if _cache["matcher"] is None or _cache["version"] != version:
-            articles = list(Article.objects.published().prefetch_related("causes", "fixes", "symptoms",
-                                                                             "components", "versions"))
+            articles = published_articles()
             _cache["articles"] = {(a.slug, a.language): a for a in articles}
             _cache["matcher"] = Matcher(build_signatures(), topics=build_topics(articles))
             _cache["version"] = version

@@ -199,7 +199,6 @@ class Matcher:
         deadline = time.perf_counter() + PATTERN_BUDGET
         todo: list[tuple[int, int, str, int, int]] = []  # (sig, line idx, text, severity, size)
         hit_topics = {self.signatures[s].topic for s in best}
-        missed: set[int] = set()  # phrase hits whose own pattern cannot match their text
         for sig in sorted(best, key=lambda s: (-best[s].strength, s)):
             hit, others = best[sig], self.topic_patterns.get(self.signatures[sig].topic, ())
             text = region_text(lines, hit) if others else ""
@@ -207,8 +206,6 @@ class Matcher:
             for other in others:
                 if (other not in best or best[other].how != "pattern") and self.patterns.may_match(other, lowered):
                     todo.append((other, hit.line, text, hit.severity, hit.window))
-                elif other == sig:
-                    missed.add(sig)
         samples = [lines[t.first].text for t in templates]
         for ti, sigs in sorted(self.patterns.prefilter_many(samples).items()):
             t = templates[ti]
@@ -222,8 +219,7 @@ class Matcher:
             done.add((sig, line))
             runs += 1
             found = self.patterns.run(sig, text, deadline)
-            if found is None:  # on the line of its own phrase hit: see below
-                missed.update(s for s in (sig,) if s in best and best[s].how == "phrase" and best[s].line == line)
+            if found is None:
                 continue
             span, caps = found
             old = best.get(sig)
@@ -236,7 +232,9 @@ class Matcher:
             if old is None and self.signatures[sig].topic not in hit_topics:
                 strength = min(strength, 0.9)  # literal prefilter only, no phrase support
             best[sig] = SymptomHit(sig, strength, "pattern", -1, line, sev, span, text, caps, size)
-        for hit in [best[sig] for sig in sorted(missed) if best[sig].how == "phrase"]:
+        # a phrase hit still standing on a symptom with a pattern: that pattern was tried on the hit's text (or
+        # its required literal is not there) and failed
+        for hit in [h for sig, h in sorted(best.items()) if h.how == "phrase" and sig in self.patterns.compiled]:
             # the reader's text lost what the pattern reads (a JSON field, a klog header): try the line as pasted
             raw = " ".join(lines[k].raw.strip() for k in range(hit.line, hit.line + hit.window))
             if raw != region_text(lines, hit).strip() and (found := self.patterns.run(hit.sig, raw, deadline)):

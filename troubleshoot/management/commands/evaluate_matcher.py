@@ -17,8 +17,14 @@ from troubleshoot.evaluation import (
     threshold_sweep,
 )
 from troubleshoot.management.schema import SchemaCommand
-from troubleshoot.matching import build_signatures, build_topics, match_payload, match_text, recall_query
-from troubleshoot.models import Article
+from troubleshoot.matching import (
+    build_signatures,
+    build_topics,
+    match_payload,
+    match_text,
+    published_articles,
+    recall_query,
+)
 from troubleshoot.rewrap import WRAPPERS
 from troubleshoot.search import articles_search
 
@@ -147,8 +153,7 @@ class Command(SchemaCommand):
                     self.stdout.write(f"  {t:9.2f}  {useful:6.3f}  {confident:9d}  {wrong:5d}")
 
     def _leave_out(self, name: str, cases: list[tuple[str, frozenset[str], str]], options) -> None:  # type: ignore[no-untyped-def]
-        articles = list(Article.objects.published().prefetch_related("causes", "fixes", "symptoms", "components"))
-        signatures, topics = build_signatures(), build_topics(articles)
+        signatures, topics = build_signatures(), build_topics(published_articles())
         if not signatures:
             raise CommandError("no published articles: import the knowledge base first (manage.py import_kb)")
 
