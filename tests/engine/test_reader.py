@@ -163,6 +163,17 @@ def test_short_iso_journal_lines_are_unwrapped_too() -> None:
     assert (got.text, got.source) == ("failed to pull image", "containerd")
 
 
+def test_a_bare_syslog_tag_starts_a_line_of_its_own() -> None:
+    # journal lines whose date and host the reporter cut: each row is its own record, never a continuation
+    paste = ("kubelet[4744]: I0421 15:53:58.700793    4744 status_manager.go:152] Starting to sync pod status with apiserver\n"
+             "kubelet[4744]: I0421 15:53:58.700822    4744 volume_manager.go:248] Starting Kubelet Volume Manager\n"
+             'kubelet[4744]: E0421 15:53:58.800896    4744 kubelet.go:2247] node "worker-3" not found\n')
+    got = read(paste)
+    assert [line.text for line in got] == ["Starting to sync pod status with apiserver",
+                                           "Starting Kubelet Volume Manager", 'node "worker-3" not found']
+    assert got[2].source == "kubelet kubelet.go"
+
+
 def test_kubectl_logs_prefix_names_container_and_pod_base() -> None:
     rec = {"level": "error", "caller": "ipamd/ipamd.go:512", "msg": "Failed to allocate ENI"}
     [got] = read("[pod/aws-node-x7k2p/aws-node] " + json.dumps(rec))

@@ -54,6 +54,8 @@ _JOURNAL = re.compile(
     r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)"
     r" (?P<host>[\w.-]+) (?P<unit>[A-Za-z][\w@.-]*)(?:\[\d+\])?: "
 )
+# ... and its bare syslog tag, when the reporter cut the date and host ("kubelet[4744]: I0421 ...")
+_SYSLOG_TAG = re.compile(r"^(?P<unit>[A-Za-z][\w@.-]*)\[\d+\]: (?=\S)")
 _KUBECTL_PREFIX = re.compile(r"^\[pod/(?P<pod>[^/\]\s]+)/(?P<container>[^\]\s]+)\] ")
 _STERN = re.compile(
     r"^(?P<pod>[a-z0-9][a-z0-9.-]*-[a-z0-9]{5}) (?P<container>[a-z0-9][a-z0-9-]*) (?=\{|[IWEF]\d{4} |\d{4}-)"
@@ -68,7 +70,7 @@ _RECORD_START = re.compile(
     r"^\s*(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]|\d{2}:\d{2}:\d{2}\b|[IWEF]\d{4} |\{|\[\d|(?:Warning|Normal)\s{2,}\S"
     r"|level=|time=|ts=|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d"
     r"|(?:ERROR|WARN|WARNING|INFO|DEBUG|FATAL|TRACE)\b|Error:|Events:|Name:|Type\s{2,}Reason"
-    r"|[A-Z][\w ]{0,30}:\s|-{3,}|={3,}|\$ |# )"
+    r"|[A-Z][\w ]{0,30}:\s|-{3,}|={3,}|\$ |# |[A-Za-z][\w@.-]*\[\d+\]: )"
 )
 _BOX_CHARS = "\u2502\u2575\u2577"  # │ ╵ ╷
 
@@ -233,7 +235,7 @@ def unwrap_prefix(text: str) -> tuple[str, str]:
     """(text without a journal / kubectl-logs / stern wrapper, the source it named)."""
     sources = []
     for _ in range(2):
-        if m := _JOURNAL.match(text):
+        if m := _JOURNAL.match(text) or _SYSLOG_TAG.match(text):
             sources.append(m.group("unit"))
         elif text[:5] == "[pod/" and (m := _KUBECTL_PREFIX.match(text)):
             sources.append(f"{m.group('container')} {_POD_BASE.sub('', m.group('pod'))}")
