@@ -19,6 +19,17 @@ def test_a_weak_fuzzy_only_match_stays_low():
     assert article_score([(0.9, 1)], fuzzy_only=False) >= MEDIUM
 
 
+def test_what_the_paste_names_does_not_lift_a_weak_near_miss_to_medium():
+    # a weak fuzzy-only article is capped below MEDIUM, and the owner / agreement bonus or the text relevance
+    # fused in after the cap must not lift it over (on a real paste that made other wordings confident answers)
+    from troubleshoot.engine.rank import OWNER_BONUS, STRONG_FUZZY, fuse, fuzzy_cap
+
+    capped = article_score([(0.9, 1)], fuzzy_only=True, fuzzy_strength=0.7)
+    assert fuse(capped, rel_share=1.0, conflict=False, bonus=OWNER_BONUS) >= MEDIUM  # the cap alone was not enough
+    assert fuse(capped, rel_share=1.0, conflict=False, bonus=OWNER_BONUS, cap=fuzzy_cap(True, 0.7)) < MEDIUM
+    assert fuzzy_cap(True, STRONG_FUZZY) >= MEDIUM and fuzzy_cap(False, 0.0) == 1.0
+
+
 def test_kubectl_get_rows_are_never_glued_onto_a_long_header():
     from troubleshoot.engine.reader import read
 

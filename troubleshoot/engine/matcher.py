@@ -40,6 +40,7 @@ from .rank import (
     confidence,
     discount_resolved_scheduling,
     fuse,
+    fuzzy_cap,
     node_share,
     pick_language,
     relevance_only,
@@ -300,16 +301,20 @@ class Matcher:
             scored.sort(key=lambda x: (-x[0], x[1].line, x[1].sig))
             fuzzy_only = all(h.how == "fuzzy" for _, h in scored)
             fuzzy_strength = max(self._fuzzy_weight(h) for _, h in scored)
+            # a near miss on a line the reader glued back from a wrap may be lifted like any answer; elsewhere it is
+            # another wording, and what the paste names does not make it confident
+            cap = 1.0 if any("\n" in lines[h.line].raw for _, h in scored) else fuzzy_cap(fuzzy_only, fuzzy_strength)
             score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only, fuzzy_strength)
-            score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx), self._bonus(topic, ctx, scored[0][1]))
+            score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx), self._bonus(topic, ctx, scored[0][1]),
+                         cap)
             if score >= MIN_SCORE:
                 spec = self.phrases.sigs[scored[0][1].sig].specificity
-                rough.append((score, spec, topic, scored, fuzzy_only, fuzzy_strength))
+                rough.append((score, spec, topic, scored, fuzzy_only, fuzzy_strength, cap))
         rough.sort(key=lambda r: (-r[0], -r[1], r[2]))
         # final scores first (the node bonus needs only the top hit's evidence), then the full evidence of the
         # articles that are returned
         final: list[tuple[float, float, str, ArticleMatch | tuple]] = []  # a tuple: _answer's arguments
-        for score, spec, topic, scored, fuzzy_only, fuzzy_strength in rough[: max(limit * 3, limit + 5)]:
+        for score, spec, topic, scored, fuzzy_only, fuzzy_strength, cap in rough[: max(limit * 3, limit + 5)]:
             bonus, top_evidence = 0.0, None  # the evidence is kept for the answer, which would locate it again
             if score >= MEDIUM:
                 top_evidence = self.locator.evidence(lines, scored[0][1])
@@ -317,7 +322,7 @@ class Matcher:
                 bonus = NODE_BONUS * share if share is not None else 0.0
             score = article_score([(s, h.line) for s, h in scored], bonus, fuzzy_only, fuzzy_strength)
             conflict = self._conflict(topic, ctx)
-            score = fuse(score, ctx.rel_share(topic), conflict, self._bonus(topic, ctx, scored[0][1]))
+            score = fuse(score, ctx.rel_share(topic), conflict, self._bonus(topic, ctx, scored[0][1]), cap)
             final.append((score, spec, topic, (scored, top_evidence, conflict)))
         final.extend(self._relevance_only(set(per_topic), language, ctx))
         final.sort(key=lambda r: (-r[0], -r[1], r[2]))

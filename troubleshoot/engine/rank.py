@@ -20,7 +20,9 @@ plus a small bonus (at most 0.08) for how firmly a FailedScheduling
 reason pins the pod when the line names several (a volume's zone over a
 full node over missing cpu over a selector or taint exclusion).  Results obtained only through the
 fuzzy stage are capped just under HIGH when nearly every word of the
-signature is there, and kept LOW otherwise.
+signature is there, and kept LOW otherwise, bonuses and relevance included
+(:func:`fuzzy_cap`; only on a line the reader glued back from a wrap may they
+lift it, see ``Matcher._rank``).
 
 Thresholds (chosen so that one full, specific phrase hit of a normal
 weight-1.0 signature on an error line lands in HIGH (0.85 x ~0.95), a
@@ -55,6 +57,7 @@ __all__ = [
     "pick_language",
     "weight_factor",
     "fuse",
+    "fuzzy_cap",
     "relevance_only",
     "scheduled_after",
     "discount_resolved_scheduling",
@@ -131,14 +134,20 @@ def article_score(scored: list[tuple[float, int]], bonus: float = 0.0, fuzzy_onl
         seen_lines.add(line)
         rest += s
     score = top + (1.0 - top) * min(0.5, 0.4 * rest) + min(NODE_BONUS, max(0.0, bonus))
-    if fuzzy_only:
-        score = min(score, FUZZY_CAP if fuzzy_strength >= STRONG_FUZZY else WEAK_FUZZY_CAP)
-    return max(0.0, min(1.0, score))
+    return max(0.0, min(fuzzy_cap(fuzzy_only, fuzzy_strength), score))
 
 
-def fuse(score: float, rel_share: float, conflict: bool, bonus: float = 0.0) -> float:
+def fuzzy_cap(fuzzy_only: bool, fuzzy_strength: float) -> float:
+    """The highest score an article found only through the fuzzy stage may reach, bonuses included."""
+    if not fuzzy_only:
+        return 1.0
+    return FUZZY_CAP if fuzzy_strength >= STRONG_FUZZY else WEAK_FUZZY_CAP
+
+
+def fuse(score: float, rel_share: float, conflict: bool, bonus: float = 0.0, cap: float = 1.0) -> float:
     """Signature score adjusted by the article's text relevance (share of the best, 0..1) and by
-    whether the article is written for another controller than the paste's, or for one it names."""
+    whether the article is written for another controller than the paste's, or for one it names; never
+    above ``cap`` (see :func:`fuzzy_cap`): a near miss stays one whatever the paste mentions."""
     # Relevance orders the uncertain candidates; between strong signature matches (a FailedScheduling
     # line naming several reasons) the evidence alone decides, so the bonus fades out towards HIGH.
     fade = max(0.0, min(1.0, (HIGH - score) / 0.05))
@@ -149,7 +158,7 @@ def fuse(score: float, rel_share: float, conflict: bool, bonus: float = 0.0) -> 
         s += bonus  # AGREE_BONUS or OWNER_BONUS
     # Some evidence (a weak, generic symptom such as a bare BackOff event) never ranks an article below
     # where its text relevance alone would put it (see relevance_only): both stay LOW.
-    s = max(s, relevance_only(rel_share, conflict) + EVIDENCE_EDGE)
+    s = max(min(s, cap), relevance_only(rel_share, conflict) + EVIDENCE_EDGE)
     return max(0.0, min(1.0, s))
 
 
