@@ -63,3 +63,21 @@ def test_weak_evidence_never_ranks_below_relevance_alone():
     assert fuse(0.17, rel_share=0.48, conflict=False) > relevance_only(0.48, conflict=False)
     # evidence that is already stronger is untouched by the floor
     assert fuse(0.8, rel_share=0.5, conflict=False) == 0.8
+
+
+def test_a_near_miss_on_a_message_its_fields_define_is_never_strong():
+    # the symptom is defined by a structured condition (the CRD's API group): another kind and group in the same
+    # words is another failure, however many of its words a fuzzy match finds
+    from troubleshoot.engine.matcher import Matcher
+    from troubleshoot.engine.types import Signature
+
+    tgb = Signature("alb:en:0", "alb", "en", 'no matches for kind "TargetGroupBinding" in version "elbv2.k8s.aws/v1beta1"',
+                    weight=2.0, when=(("crd.version", r"elbv2\.k8s\.aws/v\w+"),))
+    other = Signature("other:en:0", "other", "en", "Back-off restarting failed container", weight=0.3)
+    matcher = Matcher([tgb, other])
+    own = matcher.match('error: unable to recognize "tgb.yaml": no matches for kind "TargetGroupBinding" in version '
+                        '"elbv2.k8s.aws/v1beta1"')
+    assert own.best is not None and own.best.topic == "alb"
+    near = matcher.match('error: unable to recognize "deploy.yaml": no matches for kind "Deployment" in version '
+                         '"extensions/v1beta1"')
+    assert near.best is None

@@ -357,9 +357,10 @@ class Matcher:
                             why=self._why(topic, evidence, ctx, conflict))
 
     def _fuzzy_weight(self, hit: SymptomHit) -> float:
-        """Strength for the fuzzy-only cap: an untrusted near miss, or one its own pattern rejects, is never strong."""
-        trusted = hit.how != "fuzzy" or (self.fuzzy.trusted(hit.sig, self.phrases.sigs[hit.sig].specificity)
-                                         and hit.sig not in self.patterns.compiled)
+        """Strength for the fuzzy-only cap: never strong when untrusted or when a pattern or fields define it."""
+        sig = hit.sig
+        defined = sig in self.patterns.compiled or sig in self.rules.conditioned
+        trusted = hit.how != "fuzzy" or (not defined and self.fuzzy.trusted(sig, self.phrases.sigs[sig].specificity))
         return hit.strength if trusted else min(hit.strength, STRONG_FUZZY - 0.01)
 
     def _conflict(self, topic: str, ctx: _Context) -> bool:
