@@ -303,7 +303,8 @@ class Matcher:
             fuzzy_strength = max(self._fuzzy_weight(h) for _, h in scored)
             # a near miss on a line the reader glued back from a wrap may be lifted like any answer; elsewhere it is
             # another wording, and what the paste names does not make it confident
-            cap = 1.0 if any("\n" in lines[h.line].raw for _, h in scored) else fuzzy_cap(fuzzy_only, fuzzy_strength)
+            glued = fuzzy_only and any("\n" in lines[h.line].raw for _, h in scored)
+            cap = 1.0 if glued else fuzzy_cap(fuzzy_only, fuzzy_strength)
             score = article_score([(s, h.line) for s, h in scored], 0.0, fuzzy_only, fuzzy_strength)
             score = fuse(score, ctx.rel_share(topic), self._conflict(topic, ctx), self._bonus(topic, ctx, scored[0][1]),
                          cap)

@@ -55,7 +55,8 @@ _JOURNAL = re.compile(
     r" (?P<host>[\w.-]+) (?P<unit>[A-Za-z][\w@.-]*)(?:\[\d+\])?: "
 )
 # ... and its bare syslog tag, when the reporter cut the date and host ("kubelet[4744]: I0421 ...")
-_SYSLOG_TAG = re.compile(r"^(?P<unit>[A-Za-z][\w@.-]*)\[\d+\]: (?=\S)")
+_TAG = r"(?P<unit>[A-Za-z][\w@.-]*)\[\d+\]: "
+_SYSLOG_TAG = re.compile("^" + _TAG + r"(?=\S)")
 _KUBECTL_PREFIX = re.compile(r"^\[pod/(?P<pod>[^/\]\s]+)/(?P<container>[^\]\s]+)\] ")
 _STERN = re.compile(
     r"^(?P<pod>[a-z0-9][a-z0-9.-]*-[a-z0-9]{5}) (?P<container>[a-z0-9][a-z0-9-]*) (?=\{|[IWEF]\d{4} |\d{4}-)"
@@ -70,7 +71,7 @@ _RECORD_START = re.compile(
     r"^\s*(?:\d{4}[-/]\d{2}[-/]\d{2}[T ]|\d{2}:\d{2}:\d{2}\b|[IWEF]\d{4} |\{|\[\d|(?:Warning|Normal)\s{2,}\S"
     r"|level=|time=|ts=|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d"
     r"|(?:ERROR|WARN|WARNING|INFO|DEBUG|FATAL|TRACE)\b|Error:|Events:|Name:|Type\s{2,}Reason"
-    r"|[A-Z][\w ]{0,30}:\s|-{3,}|={3,}|\$ |# |[A-Za-z][\w@.-]*\[\d+\]: )"
+    r"|[A-Z][\w ]{0,30}:\s|-{3,}|={3,}|\$ |# |" + _TAG.replace("?P<unit>", "?:") + ")"
 )
 _BOX_CHARS = "\u2502\u2575\u2577"  # │ ╵ ╷
 
