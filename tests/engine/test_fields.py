@@ -44,6 +44,17 @@ def test_the_denied_action_names_the_component_when_the_role_does_not() -> None:
     assert f["component"] == ["external-dns"] and f["aws.deny"] == ["explicit"]
 
 
+def test_an_iam_user_denied_an_action_is_not_taken_for_the_controller_that_calls_it() -> None:
+    # in-cluster controllers act through roles; a user's access keys belong to a person, a pipeline or
+    # another tool (here Cluster API's bootstrap user), so the action alone names no component
+    f = read_fields("AccessDenied: User: arn:aws:iam::111122223333:user/ci-deployer is not authorized to perform: "
+                    "elasticloadbalancing:DescribeTargetGroups")
+    assert f["aws.action"] == ["elasticloadbalancing:DescribeTargetGroups"] and "component" not in f
+    f = read_fields("AccessDenied: User: arn:aws:sts::111122223333:assumed-role/platform-nodes/i-0abc is not "
+                    "authorized to perform: elasticloadbalancing:DescribeTargetGroups")
+    assert f["component"] == ["AWS Load Balancer Controller"]
+
+
 def test_the_printer_of_a_json_log_is_a_component() -> None:
     rec = {"level": "error", "caller": "ipamd/ipamd.go:512", "msg": "Failed to allocate ENI",
            "error": "AccessDenied: User: arn:aws:sts::111122223333:assumed-role/nodes/i-1 is not authorized "

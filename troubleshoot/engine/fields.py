@@ -300,8 +300,12 @@ def read_fields(line: Line | str) -> Fields:
         _add(out, "component", *printed)
     for role in out.get("aws.role", []):
         _add(out, "component", *components_of(role))
-    for action in out.get("aws.action", []):
-        _add(out, "component", *(name for name, rx in ACTION_COMPONENT if rx.search(action)))
+    # an action names the controller that calls it, unless AWS says an IAM user was denied: in-cluster
+    # controllers act through roles, a user's keys are a person's, a pipeline's or another tool's
+    principals = out.get("aws.principal", [])
+    if not principals or not all(":user/" in p for p in principals):
+        for action in out.get("aws.action", []):
+            _add(out, "component", *(name for name, rx in ACTION_COMPONENT if rx.search(action)))
     for hook in out.get("webhook", []):
         _add(out, "component", *components_of(hook))
     if "aws.principal" in out or "k8s.user" in out or "webhook" in out or "printed_by" in out:
