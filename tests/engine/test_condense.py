@@ -37,6 +37,9 @@ def test_severity_grades() -> None:
     assert severity("time=1 level=error msg=x") == ERROR
     assert severity("  Warning  FailedScheduling  3m  default-scheduler  0/3 nodes") == WARNING
     assert severity("  Normal   Scheduled  3m  default-scheduler  assigned") == INFO
+    # a Normal event that reports a failure is not routine chatter (but still below a Warning)
+    assert severity("  Normal   NotTriggerScaleUp  7s  cluster-autoscaler  pod didn't trigger scale-up: "
+                    "1 in backoff after failed scale-up") == NEUTRAL
     assert severity("Error: creating EKS Node Group") == ERROR
     assert severity("panic: runtime error: invalid memory address") == ERROR
     assert severity("FATAL: password authentication failed") == ERROR

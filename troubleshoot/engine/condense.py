@@ -84,6 +84,10 @@ def severity(raw: str, text: str = "") -> int:
         if level is not None:
             return level
     if m := _LEAD.match(head):
+        if m.group(1) == "Normal" and _ERRORISH.search(text or raw):
+            # an event of type Normal that reports a failure (NotTriggerScaleUp ... after failed scale-up,
+            # a Normal event written by a controller for its own retries): not routine chatter
+            return NEUTRAL
         return _LEVELS.get(m.group(1).lower(), NEUTRAL) if m.group(1) != "ERR" else ERROR
     body = text or raw
     if body.startswith(("Error:", "error:", "panic:", "FATAL", "fatal:")):
