@@ -71,3 +71,17 @@ def test_a_line_whose_fields_break_the_symptoms_conditions_is_weaker() -> None:
     held = Matcher([Signature("alb:en:0", "alb", "en", text, weight=2.0,
                               when=(("crd.version", r"elbv2\.k8s\.aws/v\w+"),))]).match(own).matches
     assert held[0].score >= loose[0].score  # conditions that hold: not doubted
+
+
+def test_a_rejected_phrase_on_an_info_line_makes_no_confident_answer() -> None:
+    # the words of a failure inside a routine start-up message the symptom's pattern rules out
+    sig = Signature("pleg:en:0", "pleg", "en", "PLEG is not healthy: pleg has yet to be successful", weight=1.5,
+                    pattern=r"^(?!.{0,160}skipping pod synchronization).{0,400}?PLEG is not healthy: pleg has yet")
+    other = Signature("o:en:0", "other", "en", "Error getting node: node not found")
+    body = ("kubelet.go:2010] skipping pod synchronization - [container runtime status check may not have completed "
+            "yet, PLEG is not healthy: pleg has yet to be successful]\n")
+    m = Matcher([sig, other])
+    info = m.match("I0612 08:00:01.000001    1801 " + body)
+    error = m.match("E0612 08:00:01.000001    1801 " + body)
+    assert info.best is None and info.matches[0].topic == "pleg"  # still the closest article
+    assert error.best is not None and error.matches[0].score > info.matches[0].score

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 from .attribution import agrees, conflicts, owners, specific, who
 from .automaton import GENERIC_PHRASES, PhraseIndex
-from .condense import WARNING, Template, condense, query_text
+from .condense import INFO, WARNING, Template, condense, query_text
 from .evidence import Locator, anchor, region_text
 from .explain import describe, why
 from .fields import Fields, components_of
@@ -64,6 +64,7 @@ FIELD_STRENGTH = 0.95  # a symptom whose structured conditions all hold: as good
 FIELD_STRENGTH_BROAD = 0.85  # ... when they only say what kind of message it is (see rules.BROAD)
 MAX_EVIDENCE = 6
 PATTERN_MISS = 0.8  # strength factor of a phrase hit whose symptom's own pattern fails on its text
+PATTERN_MISS_INFO = 0.7  # ... on an info/debug line: the words of a failure in a routine message
 
 
 @dataclass
@@ -233,8 +234,7 @@ class Matcher:
             if old is None and self.signatures[sig].topic not in hit_topics:
                 strength = min(strength, 0.9)  # literal prefilter only, no phrase support
             best[sig] = SymptomHit(sig, strength, "pattern", -1, line, sev, span, text, caps, size)
-        # a phrase hit still standing on a symptom with a pattern: that pattern was tried on the hit's text (or
-        # its required literal is not there) and failed
+        # a phrase hit still standing on a symptom with a pattern: the pattern failed (or its literal is absent)
         for hit in [h for sig, h in sorted(best.items()) if h.how == "phrase" and sig in self.patterns.compiled]:
             # the reader's text lost what the pattern reads (a JSON field, a klog header): try the line as pasted
             raw = " ".join(lines[k].raw.strip() for k in range(hit.line, hit.line + hit.window))
@@ -242,7 +242,7 @@ class Matcher:
                 best[hit.sig] = SymptomHit(hit.sig, min(1.0, max(hit.strength, 0.8) + 0.15), "pattern", -1, hit.line,
                                            hit.severity, found[0], raw, found[1], hit.window)
             else:  # the words are there but not the message its article defines (unless a value was masked)
-                hit.strength *= 1.0 if redacted(raw) else PATTERN_MISS
+                hit.strength *= 1.0 if redacted(raw) else PATTERN_MISS_INFO if hit.severity == INFO else PATTERN_MISS
 
     def _fields(self, lines: Sequence[Line], templates: Sequence[Template], per_template: Sequence[Fields],
                 paste: Fields, best: dict[int, SymptomHit]) -> None:
