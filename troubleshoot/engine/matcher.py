@@ -64,7 +64,7 @@ FIELD_STRENGTH = 0.95  # a symptom whose structured conditions all hold: as good
 FIELD_STRENGTH_BROAD = 0.85  # ... when they only say what kind of message it is (see rules.BROAD)
 MAX_EVIDENCE = 6
 PATTERN_MISS = 0.8  # strength factor of a phrase hit whose symptom's own pattern fails on its text
-PATTERN_MISS_INFO = 0.7  # ... on an info/debug line: the words of a failure in a routine message
+PATTERN_MISS_BY_SEVERITY = {INFO: 0.7}  # ... lower on an info/debug line: a failure's words in a routine message
 
 
 @dataclass
@@ -242,7 +242,7 @@ class Matcher:
                 best[hit.sig] = SymptomHit(hit.sig, min(1.0, max(hit.strength, 0.8) + 0.15), "pattern", -1, hit.line,
                                            hit.severity, found[0], raw, found[1], hit.window)
             else:  # the words are there but not the message its article defines (unless a value was masked)
-                hit.strength *= 1.0 if redacted(raw) else PATTERN_MISS_INFO if hit.severity == INFO else PATTERN_MISS
+                hit.strength *= 1.0 if redacted(raw) else PATTERN_MISS_BY_SEVERITY.get(hit.severity, PATTERN_MISS)
 
     def _fields(self, lines: Sequence[Line], templates: Sequence[Template], per_template: Sequence[Fields],
                 paste: Fields, best: dict[int, SymptomHit]) -> None:
