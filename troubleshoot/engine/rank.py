@@ -5,7 +5,8 @@ Per symptom (signature) hit::
     strength  = phrase coverage            (0..1, IDF-weighted, in order)
               | max(coverage, 0.80) + 0.15 for a pattern hit (capped at 1)
               | 0.85 * fuzzy strength      (fuzzy strength >= 0.72)
-              (a phrase hit x0.8 when the symptom's own pattern fails on that line, see matcher.PATTERN_MISS)
+              (a phrase hit x0.8 when the symptom's own pattern fails on that line, x0.7 on an info line,
+               see matcher.PATTERN_MISS)
     symptom   = strength ** 1.3
               * g(weight)                  g(w) = min(1, 0.25 + 0.6 * w)
               * (0.55 + 0.45 * specificity)
